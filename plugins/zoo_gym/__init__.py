@@ -1,0 +1,1 @@
+"""Any registered gymnasium environment as a zoo env."""

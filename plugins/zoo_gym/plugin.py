@@ -1,0 +1,45 @@
+"""The ``gym`` env: any environment id in gymnasium's registry, with its keyword arguments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from zoo import EnvEntry, Params, hookimpl
+from zoo.errors import did_you_mean
+
+
+class GymEnvParams(Params):
+    """A gymnasium environment by registered id."""
+
+    id: str = Field(description="a gymnasium environment id, e.g. CartPole-v1")
+    kwargs: dict[str, Any] = Field(default_factory=dict, description="keyword arguments for gymnasium.make")
+    max_episode_steps: int | None = Field(default=None, gt=0, description="override the id's time limit")
+
+    @field_validator("id")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        import gymnasium
+
+        if value not in gymnasium.registry:
+            known = list(gymnasium.registry)
+            raise ValueError(f"'{value}' is not a registered gymnasium id{did_you_mean(value, known)}")
+        return value
+
+
+def make_gym_env(params: GymEnvParams, seed: int | None):
+    """Build the env and seed its first reset and its action space."""
+    import gymnasium
+
+    env = gymnasium.make(params.id, max_episode_steps=params.max_episode_steps, **params.kwargs)
+    if seed is not None:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+    return env
+
+
+@hookimpl
+def register_envs(register):
+    register(EnvEntry(name="gym", params=GymEnvParams, factory=make_gym_env,
+                      description="any gymnasium environment by id"))

@@ -1,0 +1,1 @@
+"""stable-baselines3 algorithms as zoo agents."""

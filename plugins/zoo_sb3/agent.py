@@ -1,0 +1,133 @@
+"""A zoo Agent around a stable-baselines3 algorithm.
+
+Checkpoints hold only tensors, arrays and JSON (no pickles): the network and optimizer state
+dicts, the counters and, for off-policy algorithms, the replay buffer. On resume the model is
+rebuilt from the spec and these are loaded into it; the environments start a fresh episode.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from zoo import Agent, TrialContext
+
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU"}
+COUNTERS = ("num_timesteps", "_n_updates", "_episode_num", "_n_calls", "exploration_rate")
+BUFFER_FIELDS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts")
+
+
+class SB3Agent(Agent):
+    """Trains an SB3 algorithm in chunks; schedules run over the whole trial budget."""
+
+    def __init__(self, algorithm: type, params: Any, context: TrialContext):
+        import torch
+        from stable_baselines3.common.logger import Logger
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        self.context = context
+        hyper = params.model_dump(exclude={"type", "policy", "policy_kwargs", "n_envs"})
+        policy_kwargs: dict[str, Any] = {}
+        if params.policy_kwargs.net_arch is not None:
+            policy_kwargs["net_arch"] = list(params.policy_kwargs.net_arch)
+        if params.policy_kwargs.activation is not None:
+            policy_kwargs["activation_fn"] = getattr(torch.nn, ACTIVATIONS[params.policy_kwargs.activation])
+        seeds = [context.seed + i for i in range(params.n_envs)]
+        env = DummyVecEnv([lambda s=s: Monitor(context.make_env(s)) for s in seeds])
+        self.model = algorithm(
+            params.policy, env, policy_kwargs=policy_kwargs or None, seed=context.seed, device="cpu", verbose=0, **hyper
+        )
+        self.model.set_logger(Logger(folder=None, output_formats=[_MetricsWriter(context.logger)]))
+        budget = context.budget_steps
+        self.model._update_current_progress_remaining = (  # schedules span the budget, not one chunk
+            lambda num_timesteps, total_timesteps: setattr(
+                self.model, "_current_progress_remaining", max(0.0, 1.0 - num_timesteps / budget)
+            )
+        )
+        self._callback = _EpisodeLogger(context.logger)
+
+    @property
+    def steps(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def learn(self, steps: int) -> None:
+        self.model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=self._callback, progress_bar=False)
+
+    def save(self, directory: Path) -> None:
+        import torch
+
+        torch.save(self.model.policy.state_dict(), directory / "policy.pt")
+        torch.save(self.model.policy.optimizer.state_dict(), directory / "optimizer.pt")
+        counters = {name: getattr(self.model, name) for name in COUNTERS if hasattr(self.model, name)}
+        (directory / "counters.json").write_text(json.dumps(counters))
+        buffer = getattr(self.model, "replay_buffer", None)
+        if buffer is not None:
+            arrays = {name: getattr(buffer, name) for name in BUFFER_FIELDS}
+            np.savez(directory / "replay.npz", pos=np.array(buffer.pos), full=np.array(buffer.full), **arrays)
+
+    def load(self, directory: Path) -> None:
+        import torch
+
+        self.model.policy.load_state_dict(torch.load(directory / "policy.pt", weights_only=True))
+        self.model.policy.optimizer.load_state_dict(torch.load(directory / "optimizer.pt", weights_only=True))
+        for name, value in json.loads((directory / "counters.json").read_text()).items():
+            setattr(self.model, name, value)
+        replay = directory / "replay.npz"
+        if replay.exists():
+            buffer = self.model.replay_buffer
+            with np.load(replay, allow_pickle=False) as data:
+                for name in BUFFER_FIELDS:
+                    getattr(buffer, name)[...] = data[name]
+                buffer.pos, buffer.full = int(data["pos"]), bool(data["full"])
+
+    def evaluate(self, episodes: int, seed: int) -> list[float]:
+        from stable_baselines3.common.evaluation import evaluate_policy
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        env = DummyVecEnv([lambda: Monitor(self.context.make_env(seed))])
+        try:
+            returns, _ = evaluate_policy(self.model, env, n_eval_episodes=episodes, deterministic=True,
+                                         return_episode_rewards=True)
+        finally:
+            env.close()
+        return [float(r) for r in returns]
+
+    def close(self) -> None:
+        self.model.get_env().close()
+
+
+class _EpisodeLogger(BaseCallback):
+    """Logs each finished episode's return and length at the step it ended."""
+
+    def __init__(self, logger):
+        super().__init__()
+        self.metrics = logger
+
+    def _on_step(self) -> bool:
+        for info in self.locals.get("infos", ()):
+            episode = info.get("episode")
+            if episode is not None:
+                self.metrics.log(self.num_timesteps, episode_return=episode["r"], episode_length=episode["l"])
+        return True
+
+
+class _MetricsWriter:
+    """An SB3 logger output that forwards numeric values (losses, rates) to the trial's metrics."""
+
+    def __init__(self, logger):
+        self.metrics = logger
+
+    def write(self, key_values: dict[str, Any], key_excluded: dict[str, Any], step: int = 0) -> None:
+        scalars = {key: value for key, value in key_values.items()
+                   if isinstance(value, (int, float, np.floating, np.integer)) and not key.startswith("time/")}
+        if scalars:
+            self.metrics.log(step, **scalars)
+
+    def close(self) -> None:
+        pass

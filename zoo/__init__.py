@@ -1,0 +1,17 @@
+"""zoo: a plugin zoo for reinforcement-learning research.
+
+The public API for plugin authors is what this module exports.
+"""
+
+from .agent import Agent, TrialContext
+from .entries import AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, NoParams, Params, RuleSetEntry
+from .errors import ZooError
+from .hookspecs import hookimpl
+from .metrics import MetricLogger
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent", "AgentEntry", "EnvEntry", "FeatureEntry", "MetaControllerEntry", "MetricLogger", "NoParams",
+    "Params", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "__version__",
+]

@@ -1,0 +1,64 @@
+"""The contract between the run loop and an agent."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .metrics import MetricLogger
+
+
+@dataclass
+class TrialContext:
+    """Everything an agent factory gets besides its own params.
+
+    ``make_env(seed)`` builds a fresh environment of the spec's env block; agents that need several
+    (vectorized actors, evaluation) call it once per copy with distinct seeds derived from ``seed``.
+    ``budget_steps`` is the trial's whole budget, for schedules that run over it;
+    ``meta_controller(behavior_space, rng)`` builds the spec's meta-controller, when there is one.
+    """
+
+    seed: int
+    trial: int
+    directory: Path
+    env_params: Any
+    make_env: Callable[[int | None], Any]
+    logger: MetricLogger
+    budget_steps: int
+    meta_controller: Any = None
+    torch_threads: int = 1
+
+
+class Agent(ABC):
+    """A trainable agent. The run loop calls `learn` in chunks and checkpoints between them.
+
+    An agent is deterministic when the same seed gives the same numbers; then, as the core's
+    resume tests check, a trial interrupted and resumed from a checkpoint ends exactly as an
+    uninterrupted one.
+    """
+
+    @property
+    @abstractmethod
+    def steps(self) -> int:
+        """Environment steps consumed so far (restored by `load`)."""
+
+    @abstractmethod
+    def learn(self, steps: int) -> None:
+        """Train for at least `steps` more environment steps (an agent may round up to its rollout size)."""
+
+    @abstractmethod
+    def save(self, directory: Path) -> None:
+        """Write the full training state into `directory` in safe formats (no pickle)."""
+
+    @abstractmethod
+    def load(self, directory: Path) -> None:
+        """Restore what `save` wrote."""
+
+    def evaluate(self, episodes: int, seed: int) -> list[float]:
+        """Returns of `episodes` evaluation episodes; agents without an evaluation mode raise."""
+        raise NotImplementedError(f"{type(self).__name__} has no evaluation mode")
+
+    def close(self) -> None:
+        """Release environments and other resources."""

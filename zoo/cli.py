@@ -1,0 +1,229 @@
+"""The ``zoo`` command line."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .errors import RunFailed, ZooError
+from .registry import KINDS, get_registry
+
+app = typer.Typer(
+    name="zoo", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    help="A plugin zoo for reinforcement-learning research.",
+)
+
+
+class _State:
+    debug = False
+
+
+@app.callback()
+def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors.")) -> None:
+    _State.debug = debug
+
+
+def _runs_dir_option():
+    return typer.Option(None, "--runs-dir", help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs).")
+
+
+def _runs_dir(value: Optional[Path]) -> Path:
+    from .store import default_runs_dir
+
+    return value or default_runs_dir()
+
+
+@app.command()
+def validate(specs: list[Path] = typer.Argument(..., help="Spec files to check.")) -> None:
+    """Check spec files against the installed plugins without running anything."""
+    from .errors import SpecError
+    from .spec import load_spec
+
+    registry = get_registry()
+    failed = []
+    for path in specs:
+        try:
+            spec = load_spec(path, registry)
+        except SpecError as exc:
+            failed.append(exc)
+            continue
+        typer.echo(f"ok: {path} (env {spec.env.type}, agent {spec.agent.type}, "
+                   f"{spec.trials} trial(s) x {spec.budget.steps} steps)")
+    if failed:
+        raise SpecError([problem for exc in failed for problem in exc.problems])
+
+
+@app.command()
+def train(
+    spec: Path = typer.Argument(..., help="The run spec (YAML)."),
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
+    runs_dir: Optional[Path] = _runs_dir_option(),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Validate a spec, create its run folder and train every trial."""
+    from .run import execute_run, prepare_run
+
+    registry = get_registry()
+    folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir)
+    typer.echo(f"run folder: {folder.path}", err=True)
+    _finish(execute_run(folder, registry, progress=progress), folder)
+
+
+@app.command()
+def resume(
+    run: str = typer.Argument(..., help="A run folder, or a run id in the index."),
+    runs_dir: Optional[Path] = _runs_dir_option(),
+    progress: bool = typer.Option(True, "--progress/--no-progress"),
+) -> None:
+    """Continue an interrupted run from each trial's last checkpoint."""
+    from .run import execute_run
+    from .store import RunFolder, RunIndex
+
+    path = Path(run)
+    if not path.is_dir():
+        matches = [row for row in RunIndex(_runs_dir(runs_dir)).query() if row["id"] == run]
+        if not matches:
+            raise ZooError(f"{run}: no such run folder, and no run with that id in {_runs_dir(runs_dir)}")
+        path = Path(matches[-1]["path"])
+    folder = RunFolder(path)
+    status = folder.manifest().get("status")
+    if status == "finished":
+        raise ZooError(f"{path}: run already finished; nothing to resume")
+    registry = get_registry()
+    _finish(execute_run(folder, registry, progress=progress), folder)
+
+
+def _finish(status: str, folder) -> None:
+    if status == "interrupted":
+        typer.echo(f"interrupted; continue with: zoo resume {folder.path}", err=True)
+        raise typer.Exit(130)
+    typer.echo(f"finished: {folder.path}", err=True)
+
+
+@app.command()
+def runs(
+    env: Optional[str] = typer.Option(None, help="Only runs of this environment."),
+    agent: Optional[str] = typer.Option(None, help="Only runs of this agent."),
+    status: Optional[str] = typer.Option(None, help="Only runs with this status."),
+    runs_dir: Optional[Path] = _runs_dir_option(),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Re-index the run folders first."),
+) -> None:
+    """List runs from the index, filtered by env, agent or status."""
+    from .store import STATUSES, RunIndex
+
+    if status is not None and status not in STATUSES:
+        from .errors import did_you_mean
+
+        raise ZooError(f"--status: unknown status '{status}'{did_you_mean(status, STATUSES)}; valid: {', '.join(STATUSES)}")
+    index = RunIndex(_runs_dir(runs_dir))
+    if rebuild:
+        index.rebuild()
+    rows = index.query(env=env, agent=agent, status=status)
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "env", "agent", "status", "trials", "steps", "created")
+    for row in rows:
+        table.add_row(row["id"], row["env"], row["agent"], row["status"], str(row["trials"]), str(row["steps"]), row["created"])
+    Console().print(table)
+
+
+@app.command()
+def plugins(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Show the loaded plugins, their versions, hooks and what they register."""
+    registry = get_registry()
+    rows = []
+    for name, info in sorted(registry.plugins.items()):
+        provides = {kind: sorted(n for n, e in registry.entries[kind].items() if e.plugin == name) for kind in KINDS}
+        rows.append({"name": name, "version": info.version, "distribution": info.distribution,
+                     "hooks": list(info.hooks), "provides": {k: v for k, v in provides.items() if v}})
+    if as_json:
+        typer.echo(json.dumps({"plugins": rows, "failed": registry.failures}, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("plugin", "version", "hooks", "provides")
+    for row in rows:
+        provides = "; ".join(f"{KINDS[k][2]}: {', '.join(v)}" for k, v in row["provides"].items())
+        table.add_row(row["name"], row["version"], "\n".join(row["hooks"]), provides)
+    Console().print(table)
+
+
+@app.command("list")
+def list_entries(kind: Optional[str] = typer.Argument(None, help=f"One of: {', '.join(KINDS)}.")) -> None:
+    """List registered environments, agents, meta-controllers, rule sets and feature maps."""
+    registry = get_registry()
+    if kind is not None and kind not in KINDS:
+        from .errors import did_you_mean
+
+        raise ZooError(f"unknown kind '{kind}'{did_you_mean(kind, list(KINDS))}; valid: {', '.join(KINDS)}")
+    for name in [kind] if kind else list(KINDS):
+        typer.echo(f"{KINDS[name][2]}s:")
+        for entry_name in registry.names(name):
+            entry = registry.entries[name][entry_name]
+            typer.echo(f"  {entry_name:24s} {entry.description}  [{entry.plugin}]")
+
+
+@app.command()
+def schema(output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write to this file instead of stdout.")) -> None:
+    """Write the JSON Schema of run specs for the installed plugins (for editor completion)."""
+    from .spec import json_schema
+    from .store import atomic_write_text
+
+    text = json.dumps(json_schema(get_registry()), indent=2) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write_text(output, text)
+
+
+class _WarningHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"warning: {record.getMessage()}", file=sys.stderr)
+
+
+_commands_added = False
+
+
+def _add_plugin_commands() -> None:
+    global _commands_added
+    if not _commands_added:
+        get_registry().call_commands(app)
+        _commands_added = True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``zoo`` console script."""
+    logger = logging.getLogger("zoo")
+    if not any(isinstance(h, _WarningHandler) for h in logger.handlers):
+        logger.addHandler(_WarningHandler())
+        logger.propagate = False
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    _add_plugin_commands()
+    try:
+        app(args=argv, prog_name="zoo")  # standalone: usage errors print and exit 2
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
+    except ZooError as exc:
+        if debug:
+            raise
+        print(f"error: {exc}" if "\n" not in str(exc) else f"error:\n{exc}", file=sys.stderr)
+        return 1 if isinstance(exc, RunFailed) else 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""What a plugin registers: an entry is a name, a params model and a factory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Params(BaseModel):
+    """Base class for plugin params: unknown keys are errors, values are re-validated on assignment."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+
+class NoParams(Params):
+    """Params of an entry that takes none."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Common fields of everything a plugin registers."""
+
+    name: str
+    params: type[BaseModel] = NoParams
+    description: str = ""
+    plugin: str = field(default="", compare=False)  # filled in by the registry
+
+
+@dataclass(frozen=True)
+class EnvEntry(Entry):
+    """An environment: ``factory(params, seed) -> env`` (a gymnasium.Env for most agents)."""
+
+    factory: Callable[[Any, int | None], Any] | None = None
+
+
+@dataclass(frozen=True)
+class AgentEntry(Entry):
+    """An agent: ``factory(params, context: TrialContext) -> Agent``."""
+
+    factory: Callable[[Any, Any], Any] | None = None
+    behavior_space: bool = False
+
+
+@dataclass(frozen=True)
+class MetaControllerEntry(Entry):
+    """A meta-controller: ``factory(params, behavior_space, rng) -> MetaController``."""
+
+    factory: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
+class FeatureEntry(Entry):
+    """A feature map for linear agents: ``factory(params, env) -> feature map``."""
+
+    factory: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
+class RuleSetEntry(Entry):
+    """A directory of GOHR rule files, addressable by ``<name>/<relative path>``."""
+
+    path: Path | None = None

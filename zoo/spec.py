@@ -1,0 +1,258 @@
+"""Run specs: the pydantic models of a run, built from the plugins that are installed.
+
+The env, agent and meta-controller blocks are tagged unions on their ``type`` key, with one
+member per registered entry, so a spec is checked in full, plugin params included, before
+anything is built. Problems are reported with the YAML file, line and field path.
+"""
+
+from __future__ import annotations
+
+import typing
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+
+from .errors import Problem, SpecError, did_you_mean
+from .registry import KINDS, Registry
+from .yamlio import LocatedDocument, Loc, load_file, load_text
+
+#: spec field -> registry kind, for the blocks that name a plugin entry
+PLUGIN_BLOCKS = {"env": "env", "agent": "agent", "meta_controller": "meta_controller"}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Budget(_Strict):
+    """How long each trial trains, and how often it is checkpointed and evaluated."""
+
+    steps: int = Field(gt=0, le=10**12, description="environment steps per trial")
+    checkpoint_every: int | None = Field(
+        default=None, gt=0, le=10**12, description="steps between checkpoints (default: a tenth of the budget)"
+    )
+    eval_episodes: int = Field(default=0, ge=0, le=100_000, description="evaluation episodes at the end of each trial")
+
+    @property
+    def checkpoint_interval(self) -> int:
+        return self.checkpoint_every or max(1, self.steps // 10)
+
+
+class LocalBackend(_Strict):
+    """Trials run in this machine's processes."""
+
+    type: Literal["local"] = "local"
+    workers: int = Field(default=1, ge=1, le=256, description="trials run at once, each in its own process when > 1")
+    torch_threads: int = Field(default=1, ge=1, le=256, description="torch intra-op threads per process")
+
+
+class Logging(_Strict):
+    """What a run records besides its metrics file."""
+
+    tensorboard: bool = True
+    progress: bool = True
+    keep_checkpoints: int = Field(default=2, ge=1, le=1000, description="checkpoints kept per trial")
+
+
+class SpecBase(_Strict):
+    """Fields common to every run spec; plugin blocks are added per installed plugins."""
+
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+    description: str = Field(default="", max_length=10_000)
+    budget: Budget
+    trials: int = Field(default=1, ge=1, le=100_000)
+    seed: int = Field(default=0, ge=0, lt=2**32)
+    seeds: list[Annotated[int, Field(ge=0, lt=2**32)]] | None = Field(default=None, max_length=100_000)
+    backend: LocalBackend = LocalBackend()
+    logging: Logging = Logging()
+
+    @model_validator(mode="after")
+    def _seeds_match_trials(self):
+        if self.seeds is not None and len(self.seeds) != self.trials:
+            raise ValueError(f"seeds lists {len(self.seeds)} seeds for {self.trials} trials; give one per trial")
+        return self
+
+    def trial_seeds(self) -> list[int]:
+        """One seed per trial: the explicit list, or seeds derived from `seed`."""
+        if self.seeds is not None:
+            return list(self.seeds)
+        import numpy as np
+
+        children = np.random.SeedSequence(self.seed).spawn(self.trials)
+        return [int(child.generate_state(1)[0]) for child in children]
+
+
+def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[BaseModel]:
+    """A subclass of `params` with a ``type`` tag; unknown keys are errors."""
+    config = dict(params.model_config)
+    config["extra"] = "forbid"
+    namespace = {
+        "__annotations__": {"type": Literal[entry_name]},
+        "__module__": params.__module__,
+        "__doc__": params.__doc__,
+        "model_config": ConfigDict(**config),
+    }
+    return type(f"{params.__name__}[{kind}:{entry_name}]", (params,), namespace)
+
+
+def spec_model(registry: Registry) -> type[SpecBase]:
+    """The RunSpec model for the plugins loaded in `registry` (cached per registry)."""
+    return _spec_model(registry)
+
+
+@lru_cache(maxsize=8)
+def _spec_model(registry: Registry) -> type[SpecBase]:
+    fields: dict[str, Any] = {}
+    for block, kind in PLUGIN_BLOCKS.items():
+        members = [tagged_model(kind, n, e.params) for n, e in sorted(registry.entries[kind].items())]
+        if not members:
+            annotation: Any = dict[str, Any]
+        elif len(members) == 1:
+            annotation = members[0]
+        else:
+            annotation = Annotated[Union[tuple(members)], Field(discriminator="type")]
+        if block == "meta_controller":
+            fields[block] = (annotation | None, None)
+        else:
+            fields[block] = (annotation, ...)
+    return create_model("RunSpec", __base__=SpecBase, **fields)
+
+
+
+def json_schema(registry: Registry) -> dict[str, Any]:
+    """The JSON Schema of a run spec with the installed plugins (for editor completion)."""
+    schema = spec_model(registry).model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "zoo run spec"
+    return schema
+
+
+def parse_spec(document: LocatedDocument, registry: Registry) -> SpecBase:
+    """Validate a parsed document into a RunSpec, or raise SpecError listing every problem."""
+    data = document.data
+    if not isinstance(data, dict):
+        raise SpecError([document.problem((), "a spec is a mapping with env, agent and budget keys")])
+    problems = _check_plugin_names(document, registry)
+    if problems:
+        raise SpecError(problems)
+    model = spec_model(registry)
+    try:
+        spec = model.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError([_problem(document, error, model) for error in exc.errors()]) from None
+    if spec.meta_controller is not None and not registry.entries["agent"][spec.agent.type].behavior_space:
+        raise SpecError([document.problem(
+            ("meta_controller",),
+            f"agent '{spec.agent.type}' declares no behavior space, so it takes no meta-controller; remove this block"
+            f" or use an agent that has one: {', '.join(_behavior_agents(registry)) or 'none installed'}",
+        )])
+    return spec
+
+
+def load_spec(path: str | Path, registry: Registry) -> SpecBase:
+    """Read, parse and validate a spec file."""
+    return parse_spec(load_file(path), registry)
+
+
+def load_spec_text(text: str, registry: Registry, source: str = "<spec>") -> SpecBase:
+    return parse_spec(load_text(text, source), registry)
+
+
+def _behavior_agents(registry: Registry) -> list[str]:
+    return [n for n, e in sorted(registry.entries["agent"].items()) if e.behavior_space]
+
+
+def _check_plugin_names(document: LocatedDocument, registry: Registry) -> list[Problem]:
+    problems = []
+    for block, kind in PLUGIN_BLOCKS.items():
+        value = document.data.get(block)
+        if value is None and block == "meta_controller":
+            continue
+        label = KINDS[kind][2]
+        known = registry.names(kind)
+        listing = ", ".join(known) or "none installed"
+        if value is None:
+            continue  # reported as missing by pydantic
+        if not isinstance(value, dict):
+            problems.append(document.problem((block,), f"expected a mapping with a 'type' key naming the {label}; installed: {listing}"))
+        elif "type" not in value:
+            problems.append(document.problem((block,), f"missing 'type': which {label}? installed: {listing}"))
+        elif not isinstance(value["type"], str) or value["type"] not in registry.entries[kind]:
+            problems.append(document.problem((block, "type"), registry.unknown_message(kind, str(value["type"]))))
+    return problems
+
+
+def _clean_loc(data: Any, loc: tuple) -> Loc:
+    """Drop the union tags and validator names pydantic puts in error locations."""
+    clean: list[Any] = []
+    for part in loc:
+        if isinstance(data, dict) and part in data:
+            clean.append(part)
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            clean.append(part)
+            data = data[part]
+        elif isinstance(data, dict) and (data.get("type") == part or (isinstance(part, str) and "[" in part)):
+            continue
+        else:
+            clean.append(part)
+            data = None
+    return tuple(clean)
+
+
+def _model_at(model: type[BaseModel], loc: Loc, data: Any) -> type[BaseModel] | None:
+    """The pydantic model that validates the mapping at `loc`."""
+    for part in loc:
+        if isinstance(part, int):
+            data = data[part] if isinstance(data, list) and part < len(data) else None
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        data = data.get(part) if isinstance(data, dict) else None
+        candidate = _pick_model(field.annotation, data)
+        if candidate is None:
+            return None
+        model = candidate
+    return model
+
+
+def _pick_model(annotation: Any, data: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _pick_model(arg, data)
+        if found is None:
+            continue
+        type_field = found.model_fields.get("type")
+        tag = typing.get_args(type_field.annotation) if type_field else ()
+        if not tag or not isinstance(data, dict) or data.get("type") in tag:
+            return found
+    return None
+
+
+def _problem(document: LocatedDocument, error: dict, model: type[BaseModel]) -> Problem:
+    loc = _clean_loc(document.data, error["loc"])
+    kind = error["type"]
+    message = error["msg"]
+    if kind == "extra_forbidden":
+        parent = _model_at(model, loc[:-1], document.data)
+        valid = sorted(parent.model_fields) if parent else []
+        message = f"unknown field '{loc[-1]}'{did_you_mean(str(loc[-1]), valid)}"
+        if valid:
+            message += f"; valid fields: {', '.join(valid)}"
+    elif kind == "missing":
+        message = f"required field '{loc[-1]}' is missing"
+    else:
+        if message.startswith("Value error, "):
+            message = message[len("Value error, "):]
+        if "input" in error and kind not in ("model_type", "model_attributes_type") and not isinstance(error["input"], dict):
+            message += f" (given {_short(error['input'])})"
+    return document.problem(loc, message)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,135 @@
+"""Safe YAML loading that remembers where every value came from.
+
+Specs are untrusted input: only plain data is built (no Python tags), aliases are refused
+(a "billion laughs" document cannot expand), and the size and depth are bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import Problem, SpecError
+
+MAX_BYTES = 1 << 20
+MAX_DEPTH = 40
+MAX_NODES = 100_000
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass
+class LocatedDocument:
+    """A parsed document and the (line, column) of each key path, both 1-based."""
+
+    data: Any
+    source: str
+    marks: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+
+    def where(self, loc: Loc) -> tuple[int | None, int | None]:
+        """The position of `loc`, or of its nearest ancestor that has one."""
+        while True:
+            if loc in self.marks:
+                return self.marks[loc]
+            if not loc:
+                return None, None
+            loc = loc[:-1]
+
+    def problem(self, loc: Loc, message: str) -> Problem:
+        line, column = self.where(loc)
+        dotted = ".".join(str(part) for part in loc) or None
+        return Problem(message, self.source, line, column, dotted)
+
+
+class _Composer(yaml.SafeLoader):
+    """A SafeLoader that refuses aliases and counts nodes."""
+
+    def compose_node(self, parent, index):  # noqa: D102 - PyYAML hook
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.MarkedYAMLError(
+                None, None, "aliases (*name) are not allowed in specs; write the value out", event.start_mark
+            )
+        self._nodes = getattr(self, "_nodes", 0) + 1
+        if self._nodes > MAX_NODES:
+            raise yaml.MarkedYAMLError(None, None, f"more than {MAX_NODES} values", self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+
+def _check_depth(node: yaml.Node, depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        raise yaml.MarkedYAMLError(None, None, f"nested deeper than {MAX_DEPTH} levels", node.start_mark)
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _check_depth(value, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _check_depth(item, depth + 1)
+
+
+def _record(node: yaml.Node, loc: Loc, marks: dict[Loc, tuple[int, int]], loader: _Composer) -> Any:
+    """Build plain data from `node`, recording the start of each value."""
+    marks.setdefault(loc, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, yaml.MappingNode):
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise yaml.MarkedYAMLError(None, None, "mapping keys must be plain values", key_node.start_mark)
+            if key in out:
+                raise yaml.MarkedYAMLError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            marks[loc + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            out[key] = _record(value_node, loc + (key,), marks, loader)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_record(item, loc + (i,), marks, loader) for i, item in enumerate(node.value)]
+    return loader.construct_object(node, deep=True)
+
+
+def load_text(text: str, source: str) -> LocatedDocument:
+    """Parse YAML text into a LocatedDocument, raising SpecError on any problem."""
+    if len(text.encode("utf-8", "replace")) > MAX_BYTES:
+        raise SpecError([Problem(f"file is larger than {MAX_BYTES} bytes; a spec is a short document", source)])
+    loader = _Composer(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise SpecError([Problem("the document is empty; a spec is a mapping with env, agent and budget", source)])
+        _check_depth(node)
+        marks: dict[Loc, tuple[int, int]] = {}
+        data = _record(node, (), marks, loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        message = (exc.problem or exc.context or "malformed YAML").strip()
+        if exc.context and exc.problem:
+            message = f"{exc.context.strip()}: {exc.problem.strip()}"
+        raise SpecError([Problem(f"malformed YAML: {message}", source, line, column)]) from None
+    except yaml.YAMLError as exc:
+        raise SpecError([Problem(f"malformed YAML: {exc}", source)]) from None
+    except (ValueError, RecursionError) as exc:
+        raise SpecError([Problem(f"unusable value: {str(exc).split(';')[0]}", source)]) from None
+    finally:
+        loader.dispose()
+    return LocatedDocument(data, source, marks)
+
+
+def load_file(path: str | Path) -> LocatedDocument:
+    """Read and parse a YAML file; a missing or unreadable file is a SpecError."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise SpecError([Problem(f"file is larger than {MAX_BYTES} bytes; a spec is a short document", str(path))])
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError([Problem("no such file", str(path))]) from None
+    except IsADirectoryError:
+        raise SpecError([Problem("is a directory, not a spec file", str(path))]) from None
+    except UnicodeDecodeError as exc:
+        raise SpecError([Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", str(path))]) from None
+    except OSError as exc:
+        raise SpecError([Problem(f"cannot read: {exc.strerror}", str(path))]) from None
+    return load_text(text, str(path))
