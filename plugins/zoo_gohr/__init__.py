@@ -1,0 +1,14 @@
+"""GOHR (Game of Hidden Rules): a pure-Python engine faithful to the authors' Captive Game Server."""
+from .board import (LEGACY_COLORS, LEGACY_SHAPES, Board, BoardGenerator, Piece, board_from_json,
+                    nearby, remotest)
+from .errors import RuleRuntimeError, RuleSyntaxError
+from .game import Code, Finish, Game, MoveResult
+from .javarandom import JavaRandom
+from .parser import load_rules, parse_rules
+from .ruleset import RuleSet
+
+__all__ = [
+    "Board", "BoardGenerator", "Code", "Finish", "Game", "JavaRandom", "LEGACY_COLORS",
+    "LEGACY_SHAPES", "MoveResult", "Piece", "RuleRuntimeError", "RuleSet", "RuleSyntaxError",
+    "board_from_json", "load_rules", "nearby", "parse_rules", "remotest",
+]

@@ -1,0 +1,165 @@
+"""Compile a parsed :class:`RuleSet` into the flat structures the game loop uses.
+
+Every test of an atom is classified by what it depends on (see ``expressions``):
+piece-only tests are folded into a per-piece 4-bit *static mask* (cached per
+piece key), memory-only tests are evaluated once per acceptance computation,
+and only the rest run per piece or per (piece, bucket).
+"""
+from __future__ import annotations
+
+from .expressions import BUCKET, MEM, PIECE, CExpr, bucket_mask, compile_expr
+from .orders import BUILTIN_ORDERS, group_masks
+from .syntax import Atom, Const, Range
+
+
+class _Env:
+    __slots__ = ("piece", "b", "mem")
+
+    def __init__(self, piece=None, b=None, mem=None):
+        self.piece, self.b, self.mem = piece, b, mem
+
+
+def _cell_mask(cells) -> int:
+    m = 0
+    for c in cells:
+        if 1 <= c <= 36:
+            m |= 1 << c
+    return m
+
+
+def _value_filter(key: str, value, source: str):
+    """A (fn(env) -> bool, deps) test of one shape/color/property field."""
+    sc = key in ("shape", "color")
+    if isinstance(value, Const):
+        exact = frozenset(value.values)
+        upper = frozenset(v.upper() for v in value.values)
+
+        def fn(env):
+            p = env.piece
+            if p.image is None:
+                return p.props[key] in upper if sc else True
+            v = p.props.get(key)
+            return v is not None and str(v) in exact
+        return fn, PIECE
+    if isinstance(value, Range):
+        lo, hi = value.lo, value.hi
+
+        def fn(env):
+            p = env.piece
+            if p.image is None:
+                return True
+            v = p.props.get(key)
+            return type(v) is int and lo <= v <= hi
+        return fn, PIECE
+    ce: CExpr = compile_expr(value.expr, source)
+    ev = ce.fn
+
+    def fn(env):
+        p = env.piece
+        if p.image is None:
+            return p.props[key] in ev(env) if sc else True
+        v = p.props.get(key)
+        return v is not None and str(v) in {str(x) for x in ev(env)}
+    return fn, ce.deps | PIECE
+
+
+class CAtom:
+    """One atom, compiled. ``uid`` indexes the per-piece static mask tuples."""
+    __slots__ = ("uid", "count", "atom", "static_tests", "static_bucket", "static_bucket_const", "orders", "mem_tests",
+                 "mem_bucket", "piece_tests", "piece_bucket", "b_tests", "b_bucket", "postpos",
+                 "dynamic", "per_bucket")
+
+    def __init__(self, uid: int, atom: Atom, source: str):
+        self.uid, self.atom = uid, atom
+        self.count = -1 if atom.count is None else atom.count
+        tests = []
+        for key, val in (("shape", atom.shape), ("color", atom.color), *atom.props):
+            if val is not None:
+                tests.append(_value_filter(key, val, source))
+        if atom.code is not None:
+            ce = compile_expr(atom.code, source)
+            tests.append(((lambda f: lambda env: bool(f(env)))(ce.fn), ce.deps))
+        self.static_tests, self.mem_tests, self.piece_tests, self.b_tests = [], [], [], []
+        for fn, deps in tests:
+            self._level(deps, self.static_tests, self.mem_tests, self.piece_tests, self.b_tests).append(fn)
+        self.orders = []
+        for pl in atom.pos:
+            if pl.orders:
+                self.orders.append((_cell_mask(pl.cells), pl.orders))
+            else:
+                m = _cell_mask(pl.cells)
+                self.static_tests.append((lambda m: lambda env: (m >> env.piece.pos) & 1)(m))
+        self.orders = tuple(self.orders)
+        self.static_bucket = self.mem_bucket = self.piece_bucket = self.b_bucket = None
+        self.static_bucket_const = 15
+        if atom.bucket is not None:
+            ce = compile_expr(atom.bucket, source)
+            if ce.const is not None:
+                self.static_bucket_const = bucket_mask(ce.const)
+            elif ce.deps & BUCKET:
+                self.b_bucket = ce.fn
+            elif ce.deps & MEM:
+                if ce.deps & PIECE:
+                    self.piece_bucket = ce.fn
+                else:
+                    self.mem_bucket = ce.fn
+            else:
+                self.static_bucket = ce.fn
+        pp = atom.postpos
+        self.postpos = None if pp is None else (_cell_mask(pp.cells), pp.orders)
+        self.per_bucket = bool(self.b_tests or self.b_bucket)
+        self.dynamic = bool(self.piece_tests or self.piece_bucket or self.per_bucket)
+
+    @staticmethod
+    def _level(deps, static, mem, piece, per_bucket):
+        if deps & BUCKET:
+            return per_bucket
+        if deps & MEM:
+            return piece if deps & PIECE else mem
+        return static
+
+    def static_mask(self, env) -> int:
+        for t in self.static_tests:
+            if not t(env):
+                return 0
+        m = self.static_bucket_const
+        if self.static_bucket is not None:
+            m &= bucket_mask(self.static_bucket(env))
+        return m
+
+
+class CLine:
+    __slots__ = ("count", "counts", "atoms", "all_metered")
+
+    def __init__(self, count: int | None, atoms: list[CAtom]):
+        self.count = -1 if count is None else count
+        self.atoms = tuple(atoms)
+        self.counts = tuple(a.count for a in atoms)
+        self.all_metered = all(c >= 0 for c in self.counts)
+
+
+class CompiledRules:
+    """Rule lines, order masks and a cache of per-piece static masks."""
+
+    def __init__(self, ruleset):
+        src = ruleset.source
+        self.orders = {name: group_masks(g) for name, g in BUILTIN_ORDERS.items()}
+        self.orders.update({name: group_masks(g) for name, g in ruleset.orders.items()})
+        self.atoms: list[CAtom] = []
+        self.lines: list[CLine] = []
+        for rl in ruleset.lines:
+            catoms = []
+            for a in rl.atoms:
+                ca = CAtom(len(self.atoms), a, src)
+                self.atoms.append(ca)
+                catoms.append(ca)
+            self.lines.append(CLine(rl.count, catoms))
+        self._cache: dict = {}
+
+    def static_masks(self, piece) -> tuple[int, ...]:
+        """Per-atom 4-bit masks of everything about ``piece`` that never changes."""
+        m = self._cache.get(piece.key)
+        if m is None:
+            env = _Env(piece)
+            m = self._cache[piece.key] = tuple(a.static_mask(env) for a in self.atoms)
+        return m

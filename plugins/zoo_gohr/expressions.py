@@ -1,0 +1,224 @@
+"""The set-valued expression language (spec §5), compiled to closures.
+
+A compiled expression is a function ``fn(env) -> set`` where ``env`` has
+``piece`` (the candidate piece), ``b`` (the candidate bucket) and ``mem``
+(:class:`Memory`). ``deps`` records what the value can depend on so the engine
+can evaluate it as rarely as possible; an expression with no deps is folded to
+a constant.
+"""
+from __future__ import annotations
+
+from .errors import RuleRuntimeError, RuleSyntaxError
+from .memory import BUCKET_SETS, EMPTY, Obj, piece_obj
+from .syntax import BinOp, Cmp, Expr, ListE, Not, Num, Str, Var
+
+MEM, PIECE, BUCKET = 1, 2, 4
+ONE: frozenset = frozenset((1,))
+
+
+class CExpr:
+    """A compiled expression: ``fn``, ``deps`` and, when constant, ``const``."""
+    __slots__ = ("fn", "deps", "const")
+
+    def __init__(self, fn, deps: int, const: frozenset | None = None):
+        self.fn, self.deps, self.const = fn, deps, const
+
+
+def _i32(v: int) -> int:
+    return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+def arith(op: str, a_set, b_set, where: str = "expression"):
+    """Cross-product arithmetic with Java int semantics; pairs dividing by zero are dropped."""
+    if not a_set or not b_set:
+        return EMPTY
+    out = set()
+    for a in a_set:
+        if type(a) is not int:
+            raise RuleRuntimeError(f"{where}: attempt to apply operation {op} to a non-number {a!r}")
+        for b in b_set:
+            if type(b) is not int:
+                raise RuleRuntimeError(f"{where}: attempt to apply operation {op} to a non-number {b!r}")
+            if op == "+":
+                v = a + b
+            elif op == "-":
+                v = a - b
+            elif op == "*":
+                v = a * b
+            else:
+                if b == 0:
+                    continue
+                q = abs(a) // abs(b)
+                if (a < 0) != (b < 0):
+                    q = -q
+                v = q if op == "/" else a - b * q
+            out.add(_i32(v))
+    return out
+
+
+def compare(op: str, a_set, b_set):
+    """``{1}`` if some pair satisfies ``op``; if either side is empty, the left set (quirk §5.2)."""
+    if not a_set or not b_set:
+        return a_set
+    for a in a_set:
+        for b in b_set:
+            if op == "==":
+                ok = a == b
+            elif op == "!=":
+                ok = a != b
+            elif type(a) is not int or type(b) is not int:
+                ok = False
+            elif op == "<":
+                ok = a < b
+            elif op == "<=":
+                ok = a <= b
+            elif op == ">":
+                ok = a > b
+            else:
+                ok = a >= b
+            if ok:
+                return ONE
+    return EMPTY
+
+
+def bucket_mask(values) -> int:
+    """The mod-4 step of the bucket field, as a 4-bit mask; non-integers are dropped."""
+    m = 0
+    for v in values:
+        if type(v) is int:
+            m |= 1 << (v & 3)
+    return m
+
+
+def _fields(objs, name: str):
+    out = set()
+    for o in objs:
+        if type(o) is Obj:
+            v = o.fields.get(name)
+            if v is not None:
+                out.add(v)
+    return out
+
+
+def _value_of(env, key: str):
+    if key == "bucket":
+        return env.b
+    if key == "pos":
+        return env.piece.pos
+    return env.piece.props.get(key)
+
+
+def _p_prop(key: str):
+    """``p.K`` (and ``pc``/``ps``): the bucket of the last removed piece sharing this piece's K."""
+    def fn(env):
+        d = env.mem.by.get(key)
+        if d is None:
+            return EMPTY
+        o = d.get(_value_of(env, key))
+        return EMPTY if o is None else BUCKET_SETS[o.bucket]
+    return fn, MEM | (BUCKET if key == "bucket" else PIECE)
+
+
+def _q_prop(key: str):
+    """``q.K``: the last removed piece (object) sharing this piece's K."""
+    def fn(env):
+        d = env.mem.by.get(key)
+        if d is None:
+            return EMPTY
+        o = d.get(_value_of(env, key))
+        return EMPTY if o is None else (o,)
+    return fn, MEM | (BUCKET if key == "bucket" else PIECE)
+
+
+def _this_field(key: str):
+    if key == "bucket":
+        return (lambda env: BUCKET_SETS[env.b]), BUCKET
+    if key == "pos":
+        return (lambda env: (env.piece.pos,)), PIECE
+
+    def fn(env):
+        v = env.piece.props.get(key)
+        return EMPTY if v is None else (v,)
+    return fn, PIECE
+
+
+def _var(parts: tuple[str, ...]):
+    name = ".".join(parts)
+    if name == "p":
+        return (lambda env: env.mem.p), MEM
+    if name == "pc":
+        return _p_prop("color")
+    if name == "ps":
+        return _p_prop("shape")
+    if name == "last":
+        return (lambda env: EMPTY if env.mem.last is None else (env.mem.last,)), MEM
+    if name == "this":
+        return (lambda env: (piece_obj(env.piece, env.b),)), PIECE | BUCKET
+    if name == "Nearby":
+        return (lambda env: BUCKET_SETS[env.piece.nearby]), PIECE
+    if name == "Remotest":
+        return (lambda env: BUCKET_SETS[env.piece.remotest]), PIECE
+    if len(parts) == 2 and parts[0] == "p":
+        return _p_prop(parts[1])
+    if len(parts) == 2 and parts[0] == "q":
+        return _q_prop(parts[1])
+    if len(parts) == 2 and parts[0] == "this":
+        return _this_field(parts[1])
+    if len(parts) >= 2:
+        base, deps = _var(parts[:-1])
+        key = parts[-1]
+        return (lambda env: _fields(base(env), key)), deps
+    return (lambda env: EMPTY), 0  # unbound name: the empty set
+
+
+def compile_expr(e: Expr, source: str = "<string>") -> CExpr:
+    """Compile an expression AST; constant sub-expressions are folded."""
+    where = f"{source}:{e.loc[0]}:{e.loc[1]}"
+    if isinstance(e, Num):
+        return _const(frozenset((e.value,)))
+    if isinstance(e, Str):
+        return _const(frozenset((e.value,)))
+    if isinstance(e, Var):
+        fn, deps = _var(e.parts)
+        return _fold(fn, deps, where)
+    if isinstance(e, ListE):
+        items = [compile_expr(x, source) for x in e.items]
+        fns = [c.fn for c in items]
+        deps = 0
+        for c in items:
+            deps |= c.deps
+
+        def union(env):
+            out = set()
+            for f in fns:
+                out.update(f(env))
+            return out
+        return _fold(union, deps, where)
+    if isinstance(e, Not):
+        c = compile_expr(e.operand, source)
+        f = c.fn
+        return _fold(lambda env: EMPTY if f(env) else ONE, c.deps, where)
+    if isinstance(e, (BinOp, Cmp)):
+        lc, rc = compile_expr(e.left, source), compile_expr(e.right, source)
+        lf, rf, op = lc.fn, rc.fn, e.op
+        if isinstance(e, Cmp):
+            fn = lambda env: compare(op, lf(env), rf(env))  # noqa: E731
+        else:
+            fn = lambda env: arith(op, lf(env), rf(env), where)  # noqa: E731
+        return _fold(fn, lc.deps | rc.deps, where)
+    raise TypeError(f"not an expression node: {e!r}")
+
+
+def _const(value: frozenset) -> CExpr:
+    return CExpr(lambda env: value, 0, value)
+
+
+def _fold(fn, deps: int, where: str) -> CExpr:
+    if deps:
+        return CExpr(fn, deps)
+    try:
+        return _const(frozenset(fn(None)))
+    except RuleRuntimeError as err:
+        line, col = where.rsplit(":", 2)[1:]
+        raise RuleSyntaxError(where.rsplit(":", 2)[0], int(line), int(col),
+                              str(err).split(": ", 1)[1]) from None

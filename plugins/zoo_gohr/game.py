@@ -1,0 +1,321 @@
+"""One GOHR episode: the move-processing control flow of the reference server (spec §6)."""
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import NamedTuple
+
+from .board import Board, Piece
+from .compiler import _Env
+from .expressions import bucket_mask
+from .memory import Memory
+from .orders import eligible
+
+
+class Code(IntEnum):
+    """CGS response codes."""
+    ACCEPT = 0
+    STALEMATE = 2
+    EMPTY_CELL = 3
+    DENY = 4
+    EXIT = 5
+    NEW_GAME = 6
+    IMMOVABLE = 7
+    INVALID_COMMAND = -1
+    INVALID_ARGUMENTS = -2
+    INVALID_POS = -3
+    NO_GAME = -4
+    INVALID_OBJECT_ID = -10
+    MULTIPLE_OBJECTS_IN_CELL = -11
+
+
+class Finish(IntEnum):
+    NO = 0
+    FINISH = 1       # board cleared
+    STALEMATE = 2
+
+
+class MoveResult(NamedTuple):
+    code: Code
+    accepted: bool
+    finish: Finish
+
+
+_R = {(c, f): MoveResult(c, c == Code.ACCEPT, f) for c in Code for f in Finish}
+
+
+class Game:
+    """An episode of ``rules`` played on ``board`` (a :class:`Board` or a list of pieces)."""
+
+    def __init__(self, rules, board: Board | list[Piece]):
+        cr = rules.compiled
+        pieces = list(board.pieces if isinstance(board, Board) else board)
+        self.rules = rules
+        self._cr = cr
+        self._orders = cr.orders
+        self._pieces = pieces
+        n = len(pieces)
+        self._slot = {p.id: j for j, p in enumerate(pieces)}
+        if len(self._slot) != n:
+            raise ValueError("duplicate piece ids")
+        self._alive = list(range(n))
+        self._cells = [0] * 37
+        self._occ = 0
+        for p in pieces:
+            self._cells[p.pos] += 1
+            self._occ |= 1 << p.pos
+        self._static = [cr.static_masks(p) for p in pieces]
+        self._mem = Memory()
+        self._env = _Env(mem=self._mem)
+        self.attempts = 0
+        self.finish = Finish.NO
+        self._hint = [0] * n
+        self._acc: list = []
+        self._L = 0
+        self._line = None
+        self._cnt: list[int] = []
+        self._gcnt = -1
+        if n:
+            self._prep(first=True)
+        else:
+            self.finish = Finish.FINISH
+
+    # ------------------------------------------------------------------ moves
+    def move(self, piece_id, bucket: int) -> MoveResult:
+        """``MOVE id bucket``."""
+        if self.finish:
+            return _R[Code.NO_GAME, self.finish]
+        j = self._slot.get(piece_id)
+        if j is None:
+            return _R[Code.INVALID_OBJECT_ID, self.finish]
+        return self._attempt(j, bucket)
+
+    def move_at(self, pos: int, bucket: int) -> MoveResult:
+        """A move addressing the piece by its cell 1..36."""
+        if self.finish:
+            return _R[Code.NO_GAME, self.finish]
+        if not 1 <= pos <= 36:
+            return _R[Code.INVALID_POS, self.finish]
+        k = self._cells[pos]
+        if k != 1:
+            return _R[Code.EMPTY_CELL if k == 0 else Code.MULTIPLE_OBJECTS_IN_CELL, self.finish]
+        for j in self._alive:
+            if self._pieces[j].pos == pos:
+                return self._attempt(j, bucket)
+        raise AssertionError("cell count out of sync")
+
+    def _attempt(self, j: int, b: int) -> MoveResult:
+        if b not in (0, 1, 2, 3):
+            return _R[Code.INVALID_ARGUMENTS, self.finish]
+        self.attempts += 1
+        h = self._hint[j]
+        if not h:
+            return _R[Code.IMMOVABLE, Finish.NO]
+        if not (h >> b) & 1:
+            return _R[Code.DENY, Finish.NO]
+        self._accept(j, b)
+        return _R[Code.ACCEPT, self.finish]
+
+    def _accept(self, j: int, b: int) -> None:
+        cnt = self._cnt
+        for i, masks in enumerate(self._acc):
+            if masks is not None and (masks[j] >> b) & 1 and cnt[i] > 0:
+                cnt[i] -= 1
+        if self._gcnt > 0:
+            self._gcnt -= 1
+        p = self._pieces[j]
+        self._mem.record(p, b)
+        self._alive.remove(j)
+        del self._slot[p.id]
+        self._cells[p.pos] -= 1
+        if not self._cells[p.pos]:
+            self._occ &= ~(1 << p.pos)
+        self._hint[j] = 0
+        if not self._alive:
+            self.finish = Finish.FINISH
+            return
+        self._prep(first=False)
+
+    # ----------------------------------------------------------- rule lines
+    def _activate(self, L: int) -> None:
+        line = self._cr.lines[L]
+        self._L, self._line = L, line
+        self._cnt = list(line.counts)
+        self._gcnt = line.count
+
+    def _exhausted(self) -> bool:
+        line = self._line
+        if line.count >= 0 and self._gcnt == 0:
+            return True
+        return line.all_metered and not any(self._cnt)
+
+    def _done_with(self) -> bool:
+        return self._exhausted() or not self._compute()
+
+    def _prep(self, first: bool) -> None:
+        """``doPrep``: move on (cyclically, with fresh counters) until a line has a legal move."""
+        nlines = len(self._cr.lines)
+        if first:
+            L = 0
+        else:
+            if not self._done_with():
+                return
+            L = (self._L + 1) % nlines
+        self._activate(L)
+        start = L
+        while self._done_with():
+            L = (L + 1) % nlines
+            if L == start:
+                self.finish = Finish.STALEMATE
+                self._hint = [0] * len(self._pieces)
+                self._acc = []
+                return
+            self._activate(L)
+
+    def _compute(self) -> bool:
+        """Build the acceptance map of the active line; returns whether any piece is movable."""
+        pieces, static, alive, env = self._pieces, self._static, self._alive, self._env
+        orders, occ = self._orders, self._occ
+        n = len(pieces)
+        hint = [0] * n
+        acc = []
+        elig: dict[str, int] = {}
+        cnt = self._cnt
+        for i, a in enumerate(self._line.atoms):
+            if cnt[i] == 0:
+                acc.append(None)
+                continue
+            uid = a.uid
+            pre = 15
+            if a.mem_tests or a.mem_bucket is not None:
+                env.piece = env.b = None
+                for t in a.mem_tests:
+                    if not t(env):
+                        pre = 0
+                        break
+                if pre and a.mem_bucket is not None:
+                    pre &= bucket_mask(a.mem_bucket(env))
+                if not pre:
+                    acc.append(None)
+                    continue
+            masks = [0] * n
+            for j in alive:
+                m = static[j][uid] & pre
+                if not m:
+                    continue
+                p = pieces[j]
+                if a.orders:
+                    bit = 1 << p.pos
+                    for cells, names in a.orders:
+                        if cells & bit:
+                            continue
+                        for nm in names:
+                            e = elig.get(nm)
+                            if e is None:
+                                e = elig[nm] = eligible(orders[nm], occ)
+                            if e & bit:
+                                break
+                        else:
+                            m = 0
+                            break
+                    if not m:
+                        continue
+                if a.dynamic:
+                    env.piece = p
+                    for t in a.piece_tests:
+                        if not t(env):
+                            m = 0
+                            break
+                    if m and a.piece_bucket is not None:
+                        m &= bucket_mask(a.piece_bucket(env))
+                    if m and a.per_bucket:
+                        m = self._per_bucket(a, m)
+                masks[j] = m
+            if a.postpos is not None:
+                self._apply_postpos(a.postpos, masks)
+            acc.append(masks)
+            for j in alive:
+                hint[j] |= masks[j]
+        self._acc = acc
+        self._hint = hint
+        return any(hint)
+
+    def _per_bucket(self, a, m: int) -> int:
+        env = self._env
+        for b in range(4):
+            if (m >> b) & 1:
+                env.b = b
+                ok = all(t(env) for t in a.b_tests)
+                if ok and a.b_bucket is not None:
+                    ok = (bucket_mask(a.b_bucket(env)) >> b) & 1
+                if not ok:
+                    m &= ~(1 << b)
+        return m
+
+    def _apply_postpos(self, postpos, masks: list[int]) -> None:
+        """Keep only pieces eligible for the postpos list among the pieces this atom accepts."""
+        pieces = self._pieces
+        occ = 0
+        for j in self._alive:
+            if masks[j]:
+                occ |= 1 << pieces[j].pos
+        if not occ:
+            return
+        cells, names = postpos
+        ok = cells
+        for nm in names:
+            ok |= eligible(self._orders[nm], occ)
+        for j in self._alive:
+            if masks[j] and not (ok >> pieces[j].pos) & 1:
+                masks[j] = 0
+
+    # ------------------------------------------------------------- queries
+    @property
+    def game_over(self) -> bool:
+        return self.finish != Finish.NO
+
+    @property
+    def line_index(self) -> int:
+        """The index of the active rule line."""
+        return self._L
+
+    def pieces(self) -> list[Piece]:
+        """Pieces still on the board, in board order."""
+        return [self._pieces[j] for j in sorted(self._alive)]
+
+    def piece(self, piece_id) -> Piece | None:
+        j = self._slot.get(piece_id)
+        return None if j is None else self._pieces[j]
+
+    def hint_mask(self, piece_id) -> int:
+        """Allowed buckets of a piece as a 4-bit mask (0 if immovable or not on the board)."""
+        j = self._slot.get(piece_id)
+        return 0 if j is None else self._hint[j]
+
+    def allowed_buckets(self, piece_id=None):
+        """Allowed buckets of one piece, or ``{id: [buckets]}`` for all pieces on the board."""
+        if piece_id is None:
+            return {self._pieces[j].id: _bits(self._hint[j]) for j in sorted(self._alive)}
+        return _bits(self.hint_mask(piece_id))
+
+    def board_json(self) -> list[dict]:
+        """The board as in CGS/golden transcripts: pieces sorted by id, each with its ``buckets``."""
+        out = [self._pieces[j].to_json(_bits(self._hint[j])) for j in self._alive]
+        return sorted(out, key=lambda d: (str(type(d["id"])), d["id"]))
+
+    def copy(self) -> "Game":
+        """An independent snapshot of this episode."""
+        g = object.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g._slot = dict(self._slot)
+        g._alive = list(self._alive)
+        g._cells = list(self._cells)
+        g._mem = self._mem.copy()
+        g._env = _Env(mem=g._mem)
+        g._hint = list(self._hint)
+        g._acc = list(self._acc)
+        g._cnt = list(self._cnt)
+        return g
+
+
+def _bits(m: int) -> list[int]:
+    return [b for b in range(4) if (m >> b) & 1]
