@@ -69,13 +69,16 @@ def _play(game: Game, move: dict) -> dict:
     return _state(game, r.code, r.accepted)
 
 
-def _replay(name: str, episode: int, rules, board, initial: dict, steps: list[dict]) -> EpisodeOutcome:
+def _replay(name: str, episode: int, rules, board, initial: dict, steps: list[dict],
+            final_finish: int | None = None) -> EpisodeOutcome:
     k = 0
     try:
         game = Game(rules, board)
         _compare("initial board", initial, _initial_state(game))
         for k, step in enumerate(steps, 1):
             _compare(f"step {k} (move {json.dumps(step['move'])})", step, _play(game, step["move"]))
+        if final_finish is not None and final_finish != game.finish:
+            raise _Mismatch(f"final finish: expected {final_finish}, got {int(game.finish)}")
     except _Mismatch as m:
         return EpisodeOutcome(name, episode, False, str(m), k)
     except Exception as exc:  # an engine crash is a failed episode, reported with its cause
@@ -125,19 +128,9 @@ def _replay_random(path: Path, rules_root: Path) -> list[EpisodeOutcome]:
             gen[1] += 1
         if board is None:
             raise ValueError(f"{path}: episodes out of order at episode {ep['episode']}")
-        o = _replay(path.name, ep["episode"], rules_cache[rel], board, ep["initial"], ep["steps"])
-        if o.passed and "final_finish" in ep and ep["final_finish"] != o_finish(rules_cache[rel], board, ep):
-            o = EpisodeOutcome(path.name, ep["episode"], False, "final_finish differs", o.steps)
-        out.append(o)
+        out.append(_replay(path.name, ep["episode"], rules_cache[rel], board, ep["initial"],
+                           ep["steps"], ep.get("final_finish")))
     return out
-
-
-def o_finish(rules, board, ep: dict) -> int:
-    """The finish code after replaying all moves of an episode."""
-    game = Game(rules, board)
-    for step in ep["steps"]:
-        _play(game, step["move"])
-    return int(game.finish)
 
 
 def _parse_moves(text: str) -> list[dict]:

@@ -181,7 +181,8 @@ class _LineParser:
         return PosList(tuple(cells), tuple(orders))
 
     def star_next(self) -> bool:
-        return self.is_op("*") and self.peek(1).kind == OP and self.peek(1).text in (",", ")")
+        nxt = self.peek(1)
+        return self.is_op("*") and (nxt.kind == EOL or nxt.kind == OP and nxt.text in (",", ")"))
 
     # -- atoms (spec §4)
     def atom(self) -> Atom:
