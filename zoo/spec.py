@@ -7,12 +7,13 @@ anything is built. Problems are reported with the YAML file, line and field path
 
 from __future__ import annotations
 
+import re
 import typing
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
 
 from .errors import Problem, SpecError, did_you_mean
 from .registry import KINDS, Registry
@@ -59,7 +60,7 @@ class Logging(_Strict):
 class SpecBase(_Strict):
     """Fields common to every run spec; plugin blocks are added per installed plugins."""
 
-    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+    name: str | None = Field(default=None, description="run name; letters, digits, '.', '_', '-'")
     description: str = Field(default="", max_length=10_000)
     budget: Budget
     trials: int = Field(default=1, ge=1, le=100_000)
@@ -68,11 +69,20 @@ class SpecBase(_Strict):
     backend: LocalBackend = LocalBackend()
     logging: Logging = Logging()
 
-    @model_validator(mode="after")
-    def _seeds_match_trials(self):
-        if self.seeds is not None and len(self.seeds) != self.trials:
-            raise ValueError(f"seeds lists {len(self.seeds)} seeds for {self.trials} trials; give one per trial")
-        return self
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", value):
+            raise ValueError("a run name is 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        return value
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds_match_trials(cls, value: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        trials = info.data.get("trials")
+        if value is not None and trials is not None and len(value) != trials:
+            raise ValueError(f"{len(value)} seeds for {trials} trials; give one seed per trial or none")
+        return value
 
     def trial_seeds(self) -> list[int]:
         """One seed per trial: the explicit list, or seeds derived from `seed`."""
@@ -244,10 +254,10 @@ def _problem(document: LocatedDocument, error: dict, model: type[BaseModel]) -> 
         if valid:
             message += f"; valid fields: {', '.join(valid)}"
     elif kind == "missing":
-        message = f"required field '{loc[-1]}' is missing"
+        message = "required field is missing"
+    elif kind == "value_error":
+        message = message.removeprefix("Value error, ")
     else:
-        if message.startswith("Value error, "):
-            message = message[len("Value error, "):]
         if "input" in error and kind not in ("model_type", "model_attributes_type") and not isinstance(error["input"], dict):
             message += f" (given {_short(error['input'])})"
     return document.problem(loc, message)

@@ -70,8 +70,16 @@ def _check_depth(node: yaml.Node, depth: int = 0) -> None:
             _check_depth(item, depth + 1)
 
 
+PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("map", "seq", "str", "int", "float", "bool", "null")}
+
+
 def _record(node: yaml.Node, loc: Loc, marks: dict[Loc, tuple[int, int]], loader: _Composer) -> Any:
     """Build plain data from `node`, recording the start of each value."""
+    if node.tag not in PLAIN_TAGS:
+        raise yaml.MarkedYAMLError(
+            None, None, f"tag {node.tag} is not allowed; a spec holds plain values (maps, lists, strings, numbers, booleans)",
+            node.start_mark,
+        )
     marks.setdefault(loc, (node.start_mark.line + 1, node.start_mark.column + 1))
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
@@ -106,7 +114,8 @@ def load_text(text: str, source: str) -> LocatedDocument:
         line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
         message = (exc.problem or exc.context or "malformed YAML").strip()
         if exc.context and exc.problem:
-            message = f"{exc.context.strip()}: {exc.problem.strip()}"
+            started = f" started at line {exc.context_mark.line + 1}" if exc.context_mark else ""
+            message = f"{exc.context.strip()}{started}: {exc.problem.strip()}"
         raise SpecError([Problem(f"malformed YAML: {message}", source, line, column)]) from None
     except yaml.YAMLError as exc:
         raise SpecError([Problem(f"malformed YAML: {exc}", source)]) from None

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import KVWriter
 
 from zoo import Agent, TrialContext
 
@@ -57,6 +58,7 @@ class SB3Agent(Agent):
 
     def learn(self, steps: int) -> None:
         self.model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=self._callback, progress_bar=False)
+        self.model.logger.dump(self.model.num_timesteps)  # what the last update recorded
 
     def save(self, directory: Path) -> None:
         import torch
@@ -117,7 +119,7 @@ class _EpisodeLogger(BaseCallback):
         return True
 
 
-class _MetricsWriter:
+class _MetricsWriter(KVWriter):
     """An SB3 logger output that forwards numeric values (losses, rates) to the trial's metrics."""
 
     def __init__(self, logger):

@@ -1,0 +1,82 @@
+"""Shared fixtures: every test gets its own runs folder and one torch thread."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_runs_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZOO_RUNS_DIR", str(tmp_path / "runs"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    import torch
+
+    torch.set_num_threads(1)
+
+
+# --- third-party plugin helpers (test_thirdparty, test_resume, test_docs) --------------------
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+EXAMPLE_PLUGIN_SOURCE = Path(__file__).parent / "thirdparty_plugin"
+
+
+def pip_install_target(source: Path, target: Path) -> Path:
+    """Install the package at `source` into the folder `target` (not into the venv); returns `target`.
+
+    The source is copied first, so that build artifacts land in the copy, not in the repository.
+    """
+    copy = target.parent / f"{target.name}-source"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+         "--disable-pip-version-check", "--target", str(target), str(copy)],
+        check=True, capture_output=True, text=True, timeout=300,
+    )
+    return target
+
+
+class ZooCli:
+    """Runs the venv's ``zoo`` console script in subprocesses with extra folders on PYTHONPATH."""
+
+    executable = Path(sys.executable).parent / "zoo"
+
+    def __init__(self, *paths: Path):
+        self.paths = [str(p) for p in paths]
+
+    def env(self, extra_paths=(), **variables: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("ZOO_PLUGINS", "ZOO_DISABLE_PLUGINS", "PYTHONPATH")}
+        env.update(PYTHONPATH=os.pathsep.join([*map(str, extra_paths), *self.paths]), OMP_NUM_THREADS="1",
+                   MKL_NUM_THREADS="1", **variables)
+        return env
+
+    def run(self, *args, extra_paths=(), timeout: float = 180, **variables: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.executable), *map(str, args)], env=self.env(extra_paths, **variables),
+                              capture_output=True, text=True, timeout=timeout)
+
+    def popen(self, *args, **kwargs) -> subprocess.Popen:
+        return subprocess.Popen([str(self.executable), *map(str, args)], env=self.env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def example_plugin_site(tmp_path_factory) -> Path:
+    """tests/thirdparty_plugin installed once per session into a private folder."""
+    return pip_install_target(EXAMPLE_PLUGIN_SOURCE, tmp_path_factory.mktemp("example-plugin") / "site")
+
+
+@pytest.fixture(scope="session")
+def zoo_cli(example_plugin_site) -> ZooCli:
+    """The ``zoo`` command with the example plugin installed."""
+    return ZooCli(example_plugin_site)
+# --- end of third-party plugin helpers ------------------------------------------------------
