@@ -54,10 +54,9 @@ class Piece:
     props: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.shape is not None:
-            self.shape = str(self.shape).upper()
-        if self.color is not None:
-            self.color = str(self.color).upper()
+        if self.image is None:  # S+C names are case-insensitive pseudo-enums, stored upper-case
+            self.shape = None if self.shape is None else str(self.shape).upper()
+            self.color = None if self.color is None else str(self.color).upper()
         props = {k: _prop_value(v) for k, v in self.props.items()}
         if self.image is None:
             props.update(shape=self.shape, color=self.color)

@@ -37,7 +37,7 @@ def _value_filter(key: str, value, source: str):
         def fn(env):
             p = env.piece
             if p.image is None:
-                return p.props[key] in upper if sc else True
+                return p.props.get(key) in upper if sc else True
             v = p.props.get(key)
             return v is not None and str(v) in exact
         return fn, PIECE
@@ -57,7 +57,7 @@ def _value_filter(key: str, value, source: str):
     def fn(env):
         p = env.piece
         if p.image is None:
-            return p.props[key] in ev(env) if sc else True
+            return p.props.get(key) in ev(env) if sc else True
         v = p.props.get(key)
         return v is not None and str(v) in {str(x) for x in ev(env)}
     return fn, ce.deps | PIECE
