@@ -13,6 +13,7 @@ from .syntax import (Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, Num, 
 
 _CMP = ("==", "!=", "<", "<=", ">", ">=")
 _INT_MAX = 2**31 - 1
+_MAX_DEPTH = 50
 _KEYS_ONCE = ("count", "shape", "color", "postpos", "bucket", "code")
 
 
@@ -21,6 +22,7 @@ class _LineParser:
 
     def __init__(self, toks: list[Tok], source: str, orders: set[str]):
         self.toks, self.i, self.source, self.orders = toks, 0, source, orders
+        self.depth = 0
 
     # -- token helpers
     def peek(self, k: int = 0) -> Tok:
@@ -65,7 +67,12 @@ class _LineParser:
         t = self.peek()
         if t.kind == OP and t.text in _CMP:
             self.next()
-            return Cmp(t.text, left, self.sum(), loc=(t.line, t.col))
+            e = Cmp(t.text, left, self.sum(), loc=(t.line, t.col))
+            t2 = self.peek()
+            if t2.kind == OP and t2.text in _CMP:
+                raise self.error(t2, f"comparisons cannot be chained (got {t2.describe()} after a "
+                                 "comparison); use parentheses")
+            return e
         return left
 
     def sum(self) -> Expr:
@@ -84,10 +91,16 @@ class _LineParser:
 
     def unary(self) -> Expr:
         t = self.peek()
-        if t.kind == OP and t.text == "!":
-            self.next()
-            return Not(self.unary(), loc=(t.line, t.col))
-        return self.primary()
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise self.error(t, f"expression nested more than {_MAX_DEPTH} levels deep")
+        try:
+            if t.kind == OP and t.text == "!":
+                self.next()
+                return Not(self.unary(), loc=(t.line, t.col))
+            return self.primary()
+        finally:
+            self.depth -= 1
 
     def primary(self) -> Expr:
         t = self.peek()
@@ -361,6 +374,8 @@ def parse_rules(text: str, source: str = "<string>") -> RuleSet:
             if name in orders:
                 raise p.error(toks[1], f"order {name!r} is defined twice")
             orders[name] = groups
+        elif toks[0].kind == ID and toks[0].text.lower() == "order":
+            raise p.error(toks[0], "'Order' lines must come before the first rule line")
         else:
             lines.append(p.rule_line(lineno))
     if not lines:

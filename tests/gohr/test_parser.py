@@ -96,7 +96,7 @@ def test_comments_strings_and_description():
 
 
 def test_order_keyword_only_before_rule_lines():
-    with pytest.raises(RuleSyntaxError, match=r"<string>:2:1: expected '\(' to start an atom, got 'Order'"):
+    with pytest.raises(RuleSyntaxError, match="<string>:2:1: 'Order' lines must come before the first rule line"):
         parse_rules("(*,*,*,*,0)\nOrder X=[1]")
 
 
