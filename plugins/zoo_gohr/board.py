@@ -171,7 +171,7 @@ class BoardGenerator:
             rng = JavaRandom(seed if seed else _pyrandom.getrandbits(63))
         self.rng = rng
         self.crowded = crowded
-        self.images = list(images) if images is not None else None
+        self.images = sorted(dict(images).items()) if images is not None else None
 
     def _cells(self, n: int) -> list[int]:
         if self.crowded:
@@ -183,7 +183,7 @@ class BoardGenerator:
         n = _in_range(rng, *self.objects)
         if self.images is not None:
             cells = self._cells(n)
-            keys = sorted(self.images, key=lambda kv: kv[0])
+            keys = self.images
             picks = [keys[rng.next_int(len(keys))] for _ in range(n)]
             return Board([Piece(i, *xy(c), image=img, props=dict(props))
                           for i, (c, (img, props)) in enumerate(zip(cells, picks))])

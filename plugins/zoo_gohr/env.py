@@ -1,0 +1,154 @@
+"""GOHR as a gymnasium environment: 144 actions (cell, bucket), reward 0 if accepted and -1 otherwise.
+
+The observation is a flat 0/1 vector holding what a rule can depend on and a player can see:
+
+* the board: for each cell 1..36, one-hot shape then one-hot color (all zero when empty);
+* the last accepted move: its bucket, the piece's shape, color and cell (all zero before one);
+* for each shape and each color, the bucket that last took a piece of it (p, ps and pc of the rule
+  language).
+
+The rule's own state (active line, counters) stays hidden, as it is from a human player.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .board import Board, Piece
+from .game import Code, Finish, Game
+from .ruleset import RuleSet
+
+CELLS = 36
+BUCKETS = 4
+ACTIONS = CELLS * BUCKETS
+
+
+def encode_action(pos: int, bucket: int) -> int:
+    """The action that moves the piece in cell `pos` (1..36) to `bucket` (0..3)."""
+    return (pos - 1) * BUCKETS + bucket
+
+
+def decode_action(action: int) -> tuple[int, int]:
+    """(cell 1..36, bucket 0..3) of an action."""
+    return action // BUCKETS + 1, action % BUCKETS
+
+
+class ObservationLayout:
+    """Offsets of the parts of the observation vector for given shape and color sets."""
+
+    def __init__(self, shapes: tuple[str, ...], colors: tuple[str, ...]):
+        self.shapes = {s.upper(): i for i, s in enumerate(shapes)}
+        self.colors = {c.upper(): i for i, c in enumerate(colors)}
+        self.per_cell = len(shapes) + len(colors)
+        self.last = CELLS * self.per_cell
+        self.last_shape = self.last + BUCKETS
+        self.last_color = self.last_shape + len(shapes)
+        self.last_pos = self.last_color + len(colors)
+        self.by_shape = self.last_pos + CELLS
+        self.by_color = self.by_shape + len(shapes) * BUCKETS
+        self.size = self.by_color + len(colors) * BUCKETS
+
+    def write_piece(self, obs: np.ndarray, piece: Piece) -> None:
+        base = (piece.pos - 1) * self.per_cell
+        shape, color = self.shapes.get(piece.shape), self.colors.get(piece.color)
+        if shape is not None:
+            obs[base + shape] = 1.0
+        if color is not None:
+            obs[base + len(self.shapes) + color] = 1.0
+
+    def write_move(self, obs: np.ndarray, piece: Piece, bucket: int) -> None:
+        base = (piece.pos - 1) * self.per_cell
+        obs[base:base + self.per_cell] = 0.0
+        obs[self.last:self.by_shape] = 0.0
+        obs[self.last + bucket] = 1.0
+        obs[self.last_pos + piece.pos - 1] = 1.0
+        shape, color = self.shapes.get(piece.shape), self.colors.get(piece.color)
+        if shape is not None:
+            obs[self.last_shape + shape] = 1.0
+            start = self.by_shape + shape * BUCKETS
+            obs[start:start + BUCKETS] = 0.0
+            obs[start + bucket] = 1.0
+        if color is not None:
+            obs[self.last_color + color] = 1.0
+            start = self.by_color + color * BUCKETS
+            obs[start:start + BUCKETS] = 0.0
+            obs[start + bucket] = 1.0
+
+
+class GohrEnv(gymnasium.Env):
+    """One GOHR rule played on a stream of boards; an episode is one board, cut at `horizon` moves.
+
+    ``boards(seed)`` returns a board source (an object with ``next_board()``); the env makes a new
+    source whenever ``reset`` gets a seed, so a seed fixes the whole sequence of boards. The
+    ``action_masks()`` method (and ``info["action_mask"]``) marks the actions on occupied cells.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, rules: RuleSet, boards: Callable[[int], Any], *, horizon: int = 100,
+                 shapes: tuple[str, ...], colors: tuple[str, ...], render_mode: str | None = None):
+        self.rules = rules
+        self.horizon = horizon
+        self.render_mode = render_mode
+        self.layout = ObservationLayout(tuple(shapes), tuple(colors))
+        self.action_space = spaces.Discrete(ACTIONS)
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(self.layout.size,), dtype=np.float32)
+        self._make_boards = boards
+        self._boards = None
+        self._obs = np.zeros(self.layout.size, dtype=np.float32)
+        self._mask = np.zeros(ACTIONS, dtype=bool)
+        self.game: Game | None = None
+        self._at: dict[int, Piece] = {}
+        self.moves = 0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None or self._boards is None:
+            board_seed = seed if seed is not None else int(self.np_random.integers(1, 2**62))
+            self._boards = self._make_boards(board_seed)
+        board = options["board"] if options and "board" in options else self._boards.next_board()
+        self.game = Game(self.rules, board if isinstance(board, Board) else Board(list(board)))
+        self.moves = 0
+        self._obs[:] = 0.0
+        self._mask[:] = False
+        self._at = {piece.pos: piece for piece in self.game.pieces()}
+        for piece in self.game.pieces():
+            self.layout.write_piece(self._obs, piece)
+            self._mask[(piece.pos - 1) * BUCKETS:piece.pos * BUCKETS] = True
+        return self._obs.copy(), self._info(None)
+
+    def step(self, action):
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        pos, bucket = decode_action(int(action))
+        result = self.game.move_at(pos, bucket)
+        self.moves += 1
+        if result.accepted:  # only a cell holding exactly one piece can accept a move
+            self.layout.write_move(self._obs, self._at.pop(pos), bucket)
+            self._mask[(pos - 1) * BUCKETS:pos * BUCKETS] = False
+        terminated = result.finish != Finish.NO
+        truncated = not terminated and self.moves >= self.horizon
+        reward = 0.0 if result.accepted else -1.0
+        return self._obs.copy(), reward, terminated, truncated, self._info(result)
+
+    def action_masks(self) -> np.ndarray:
+        """True for the actions that address an occupied cell."""
+        return self._mask.copy()
+
+    def _info(self, result) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask.copy(), "finish": int(self.game.finish)}
+        if result is not None:
+            info.update(code=int(result.code), code_name=Code(result.code).name, accepted=bool(result.accepted))
+        return info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            from .display import board_text
+
+            return board_text(self.game)
+        return None
+

@@ -1,0 +1,125 @@
+"""The zoo plugin of GOHR: the env, the shipped rule sets and the ``zoo gohr`` commands."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from pathlib import Path
+
+from pydantic import Field, field_validator, model_validator
+
+from zoo import EnvEntry, Params, RuleSetEntry, hookimpl
+
+from .board import LEGACY_COLORS, LEGACY_SHAPES
+from .errors import RuleSyntaxError
+
+log = logging.getLogger("zoo")
+
+
+class BoardParams(Params):
+    """Random boards from the server's generator (the six range parameters), or predefined boards."""
+
+    min_objects: int = Field(default=9, ge=1, le=36)
+    max_objects: int | None = Field(default=None, ge=1, le=36, description="default: min_objects")
+    min_shapes: int = Field(default=4, ge=0, description="distinct shapes per board; 0: each piece draws freely")
+    max_shapes: int | None = Field(default=None, ge=0)
+    min_colors: int = Field(default=4, ge=0)
+    max_colors: int | None = Field(default=None, ge=0)
+    shapes: list[str] = Field(default_factory=lambda: list(LEGACY_SHAPES), min_length=1)
+    colors: list[str] = Field(default_factory=lambda: list(LEGACY_COLORS), min_length=1)
+    predefined: str | None = Field(default=None, description="a CGS JSON board file or a folder of them")
+
+    @model_validator(mode="after")
+    def _ranges(self):
+        for name, limit in (("objects", 36), ("shapes", len(self.shapes)), ("colors", len(self.colors))):
+            low, high = getattr(self, f"min_{name}"), getattr(self, f"max_{name}")
+            if high is not None and high < low:
+                raise ValueError(f"max_{name} ({high}) is below min_{name} ({low})")
+            if (high if high is not None else low) > limit:
+                raise ValueError(f"asks for up to {high or low} distinct {name} but the set has {limit}")
+        if self.predefined is not None and not Path(self.predefined).exists():
+            raise ValueError(f"predefined boards: no such file or folder {self.predefined}")
+        return self
+
+
+class GohrEnvParams(Params):
+    """A GOHR rule on a stream of boards."""
+
+    rule: str = Field(description="'<rule set>/<name>' (e.g. paper/clockwise) or the path of a rule file")
+    board: BoardParams = Field(default_factory=BoardParams)
+    horizon: int = Field(default=100, ge=1, le=1_000_000, description="moves per episode (H)")
+
+    @field_validator("rule")
+    @classmethod
+    def _rule_parses(cls, value: str) -> str:
+        from .rulesets import load_named_rules
+
+        try:
+            load_named_rules(value)
+        except RuleSyntaxError as exc:
+            raise ValueError(f"rule file error: {exc}") from None
+        except OSError as exc:
+            raise ValueError(f"cannot read rule file: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _rule_fits_board(self):
+        from .rulesets import load_named_rules
+
+        for warning in load_named_rules(self.rule).validate_against(self.board.shapes, self.board.colors):
+            log.warning("%s", warning)
+        return self
+
+
+def make_env(params: GohrEnvParams, seed: int | None):
+    """Build the GOHR gymnasium env of a spec block."""
+    from .boards import PredefinedBoards, random_boards, read_boards
+    from .env import GohrEnv
+    from .rulesets import load_named_rules
+
+    board = params.board
+    if board.predefined is not None:
+        fixed = read_boards(Path(board.predefined))
+        source = partial(_predefined, fixed)
+    else:
+        source = partial(
+            random_boards, min_objects=board.min_objects, max_objects=board.max_objects or board.min_objects,
+            min_shapes=board.min_shapes, max_shapes=board.max_shapes if board.max_shapes is not None else board.min_shapes,
+            min_colors=board.min_colors, max_colors=board.max_colors if board.max_colors is not None else board.min_colors,
+            shapes=tuple(board.shapes), colors=tuple(board.colors),
+        )
+    env = GohrEnv(load_named_rules(params.rule), source, horizon=params.horizon,
+                  shapes=tuple(board.shapes), colors=tuple(board.colors))
+    if seed is not None:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+    return env
+
+
+def _predefined(boards, seed):
+    from .boards import PredefinedBoards
+
+    return PredefinedBoards(boards, seed)
+
+
+@hookimpl
+def register_envs(register):
+    register(EnvEntry(name="gohr", params=GohrEnvParams, factory=make_env,
+                      description="the Game of Hidden Rules (144 actions: cell x bucket)"))
+
+
+@hookimpl
+def register_rule_sets(register):
+    from .rulesets import shipped_rule_sets
+
+    descriptions = {"paper": "the GOHR paper's four sample rules (section 5.1)",
+                    "gohr": "the authors' rule files (RuleGame game data and server samples)"}
+    for name, path in shipped_rule_sets().items():
+        register(RuleSetEntry(name=name, path=path, description=descriptions[name]))
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import gohr_app
+
+    cli.add_typer(gohr_app, name="gohr", help="GOHR tools: conformance against the real server, play, rules.")
