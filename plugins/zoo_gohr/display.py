@@ -5,6 +5,7 @@ from __future__ import annotations
 from .game import Game
 
 SYMBOLS = {"SQUARE": "■", "STAR": "★", "CIRCLE": "●", "TRIANGLE": "▲"}
+INITIALS = {"RED": "R", "BLACK": "K", "BLUE": "B", "YELLOW": "Y"}
 STYLES = {"RED": "red", "BLACK": "bright_black", "BLUE": "blue", "YELLOW": "yellow"}
 
 
@@ -28,7 +29,7 @@ def board_text(game: Game, *, markup: bool = False) -> str:
                 row.append(f"  {pos:2d} ")
             else:
                 symbol = piece_symbol(piece.shape)
-                color = (piece.color or "?")[:1]
+                color = INITIALS.get(piece.color or "", (piece.color or "?")[:1])
                 if markup:
                     style = STYLES.get(piece.color or "", "white")
                     row.append(f" [{style}]{symbol}{color}[/]{pos:2d}")

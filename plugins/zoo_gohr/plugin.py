@@ -73,7 +73,7 @@ class GohrEnvParams(Params):
 
 def make_env(params: GohrEnvParams, seed: int | None):
     """Build the GOHR gymnasium env of a spec block."""
-    from .boards import PredefinedBoards, random_boards, read_boards
+    from .boards import random_boards, read_boards
     from .env import GohrEnv
     from .rulesets import load_named_rules
 

@@ -1,0 +1,1 @@
+"""Data package: the GOHR rule sets shipped with zoo (see README.md)."""
