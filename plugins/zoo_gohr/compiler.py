@@ -110,6 +110,12 @@ class CAtom:
         self.per_bucket = bool(self.b_tests or self.b_bucket)
         self.dynamic = bool(self.piece_tests or self.piece_bucket or self.per_bucket)
 
+    @property
+    def table_driven(self) -> bool:
+        """True if the static mask and the counter alone decide this atom (no orders, memory or postpos)."""
+        return not (self.orders or self.postpos or self.mem_tests or self.mem_bucket is not None
+                    or self.dynamic)
+
     @staticmethod
     def _level(deps, static, mem, piece, per_bucket):
         if deps & BUCKET:
@@ -163,3 +169,16 @@ class CompiledRules:
             env = _Env(piece)
             m = self._cache[piece.key] = tuple(a.static_mask(env) for a in self.atoms)
         return m
+
+    def static_table(self, shapes, colors):
+        """``uint8[atom uid, shape, color, pos]`` of static masks for S+C pieces (pos 1..36, index 0
+        unused): the per-atom predicate tables a vectorized engine can gather from."""
+        import numpy as np
+
+        from .board import Piece, xy
+        table = np.zeros((len(self.atoms), len(shapes), len(colors), 37), np.uint8)
+        for si, shape in enumerate(shapes):
+            for ci, color in enumerate(colors):
+                for pos in range(1, 37):
+                    table[:, si, ci, pos] = self.static_masks(Piece(0, *xy(pos), shape, color))
+        return table

@@ -133,3 +133,14 @@ def test_validate_against_shapes_and_colors():
     assert rs.validate_against() == [
         "v.txt:1:1: color expression uses the unquoted name 'red': inside an expression it is an "
         "unbound variable (write \"RED\")"]
+
+
+def test_shipped_rule_files_parse_cleanly():
+    from pathlib import Path
+
+    from zoo_gohr import load_rules
+    root = Path(__file__).resolve().parents[2] / "rules"
+    files = sorted(root.rglob("*.txt"))
+    assert len(files) >= 19
+    for f in files:
+        assert load_rules(f).validate_against() == [], f

@@ -192,3 +192,13 @@ def test_code_guard_and_this_bucket():
 def test_unknown_order_is_rejected_at_parse_time():
     with pytest.raises(Exception, match="unknown order 'l1'"):
         parse_rules("(*,*,*,l1,*)")
+
+
+def test_static_tables_for_vectorized_engines():
+    cr = parse_rules("(*,star,*,*,0) (*,*,red,*,Nearby)\n(*,*,*,*,p+1)").compiled
+    t = cr.static_table(["STAR", "SQUARE"], ["RED", "BLUE"])
+    assert t.shape == (3, 2, 2, 37)
+    assert t[0, 0, 1, 5] == 0b0001 and t[0, 1, 1, 5] == 0
+    assert t[1, 1, 0, 31] == 0b0001 and t[1, 1, 0, 6] == 0b0100 and t[1, 1, 1, 6] == 0
+    assert t[2, 1, 1, 6] == 0b1111
+    assert [a.table_driven for a in cr.atoms] == [True, True, False]
