@@ -161,7 +161,7 @@ def replay_edge_case(stem: Path) -> EpisodeOutcome:
 
 
 def replay_file(path, rules_root) -> list[EpisodeOutcome]:
-    """Replay a transcript file, an edge case (any of its files) or a directory of either."""
+    """Replay a transcript file, an edge case (any of its files) or a directory tree of these."""
     path, rules_root = Path(path), Path(rules_root)
     if path.is_dir():
         out: list[EpisodeOutcome] = []
@@ -171,6 +171,8 @@ def replay_file(path, rules_root) -> list[EpisodeOutcome]:
         for p in sorted(path.glob("*.jsonl*")):
             if not p.name.endswith(".expected.jsonl"):
                 out += _replay_random(p, rules_root)
+        for sub in sorted(p for p in path.iterdir() if p.is_dir()):
+            out += replay_file(sub, rules_root)
         return out
     for part in _EDGE_PARTS:
         if path.name.endswith(part):

@@ -44,3 +44,9 @@ def test_mismatch_is_reported(tmp_path):
     (o,) = replay_file(tmp_path / "case.rules.txt", RULES_ROOT)
     assert not o.passed
     assert o.difference == "step 2 (move {\"bucket\": 1, \"id\": 1}): 'code': expected 7, got 4"
+
+
+def test_whole_golden_tree_in_one_call():
+    require_shared()
+    outcomes = replay_file(GOLDEN, RULES_ROOT)
+    assert len(outcomes) == 561 and all(o.passed for o in outcomes)
