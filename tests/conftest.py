@@ -38,12 +38,34 @@ def pip_install_target(source: Path, target: Path) -> Path:
     """
     copy = target.parent / f"{target.name}-source"
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-         "--disable-pip-version-check", "--target", str(target), str(copy)],
-        check=True, capture_output=True, text=True, timeout=300,
+    offline = ["--no-build-isolation", "--no-index"] if _can_build_wheels_offline() else []
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *offline, "--disable-pip-version-check",
+         "--target", str(target), str(copy)],
+        capture_output=True, text=True, timeout=300,
     )
+    assert result.returncode == 0, f"pip could not install {source}:\n{result.stdout}\n{result.stderr}"
     return target
+
+
+def _can_build_wheels_offline() -> bool:
+    """Whether the venv's setuptools builds wheels by itself (>= 70.1, or with `wheel` installed).
+
+    A fresh Python 3.11 venv has setuptools 65 without `wheel`; pip then builds in isolation.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major, minor = (int(part) for part in version("setuptools").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    if (major, minor) >= (70, 1):
+        return True
+    try:
+        version("wheel")
+        return True
+    except PackageNotFoundError:
+        return False
 
 
 class ZooCli:
