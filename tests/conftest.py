@@ -82,9 +82,9 @@ class ZooCli:
                    MKL_NUM_THREADS="1", **variables)
         return env
 
-    def run(self, *args, extra_paths=(), timeout: float = 180, **variables: str) -> subprocess.CompletedProcess:
+    def run(self, *args, extra_paths=(), cwd=None, timeout: float = 180, **variables: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(self.executable), *map(str, args)], env=self.env(extra_paths, **variables),
-                              capture_output=True, text=True, timeout=timeout)
+                              cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
     def popen(self, *args, **kwargs) -> subprocess.Popen:
         return subprocess.Popen([str(self.executable), *map(str, args)], env=self.env(),
@@ -101,4 +101,16 @@ def example_plugin_site(tmp_path_factory) -> Path:
 def zoo_cli(example_plugin_site) -> ZooCli:
     """The ``zoo`` command with the example plugin installed."""
     return ZooCli(example_plugin_site)
+
+
+@pytest.fixture(scope="session")
+def pip_install():
+    """``pip_install(source, target)``: install a package folder into `target` (see pip_install_target)."""
+    return pip_install_target
+
+
+@pytest.fixture(scope="session")
+def zoo_cli_with():
+    """``zoo_cli_with(*folders)``: the ``zoo`` command with these folders on PYTHONPATH."""
+    return ZooCli
 # --- end of third-party plugin helpers ------------------------------------------------------

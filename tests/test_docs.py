@@ -1,0 +1,127 @@
+"""docs/plugins.md works as written.
+
+Its ``python`` and ``toml`` blocks each start with ``# file: PATH``: together they are a package,
+which is pip-installed into a private folder. Its ``console`` blocks' ``zoo`` commands are run
+against that installation, its YAML specs are validated, and the test file it teaches is executed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import shlex
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from zoo.registry import Registry
+from zoo.spec import load_spec_text
+
+DOC = Path(__file__).parents[1] / "docs" / "plugins.md"
+FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+FILE = re.compile(r"\A# file: (\S+)\n")
+
+
+def blocks(language: str) -> list[str]:
+    return [code for lang, code in FENCE.findall(DOC.read_text(encoding="utf-8")) if lang == language]
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory) -> Path:
+    """The doc's files, written out where they say."""
+    root = tmp_path_factory.mktemp("doc-package")
+    for language, code in FENCE.findall(DOC.read_text(encoding="utf-8")):
+        match = FILE.match(code)
+        if language in ("python", "toml"):
+            assert match, f"a {language} block of {DOC.name} does not say which file it is:\n{code}"
+        if match:
+            path = root / match[1]
+            assert not path.exists(), f"{match[1]} appears twice in {DOC.name}"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(code, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(package, pip_install, tmp_path_factory) -> Path:
+    return pip_install(package, tmp_path_factory.mktemp("doc-site") / "site")
+
+
+@pytest.fixture
+def importable(site, monkeypatch):
+    """The doc's package importable in this process for one test."""
+    monkeypatch.syspath_prepend(str(site))
+    yield site
+    for name in [name for name in sys.modules if name == "zoo_bandit" or name.startswith("zoo_bandit.")]:
+        del sys.modules[name]
+
+
+def test_the_layout_and_the_entry_point_match_the_files(package):
+    written = {path.relative_to(package).as_posix() for path in package.rglob("*") if path.is_file()}
+    layout = {line.split()[0] for line in blocks("text")[0].splitlines() if re.match(r"\s+\S+\.(py|toml)\b", line)}
+    assert layout == {name.rsplit("/", 1)[-1] for name in written if name != "bandit.yaml"}
+
+    pyproject = tomllib.loads((package / "pyproject.toml").read_text())
+    (plugin, module), = pyproject["project"]["entry-points"]["zoo"].items()
+    assert (plugin, module) == ("bandit", "zoo_bandit.plugin")
+    assert f"src/{module.replace('.', '/')}.py" in written
+
+
+def test_the_console_commands_work(package, site, zoo_cli_with):
+    zoo = zoo_cli_with(site)
+    outputs = {}
+    for line in (line[2:] for block in blocks("console") for line in block.splitlines() if line.startswith("$ ")):
+        words = shlex.split(line)
+        variables = {}
+        while "=" in words[0]:
+            name, value = words.pop(0).split("=", 1)
+            if name != "PYTHONPATH":  # the test supplies its own installation
+                variables[name] = value
+        if words[0] == "pip":
+            continue  # the fixtures installed the package
+        assert words[0] == "zoo", line
+        result = zoo.run(*words[1:], cwd=package, timeout=300, **variables)
+        assert result.returncode == 0, f"{line}\n{result.stderr}"
+        assert "warning" not in result.stderr, f"{line}\n{result.stderr}"
+        outputs[line] = result.stdout
+
+    assert "bandit" in outputs["zoo plugins"]
+    assert "epsilon-greedy" in outputs["zoo list agent"]
+    assert [row.split("\t")[0] for row in outputs["zoo bandit-means --arms 3"].splitlines()] == ["0", "1", "2"]
+    assert "ok: bandit.yaml (env bandit, agent epsilon-greedy, 2 trial(s) x 5000 steps)" in outputs["zoo validate bandit.yaml"]
+    disabled = json.loads(outputs["ZOO_DISABLE_PLUGINS=bandit zoo plugins --json"])
+    assert "bandit" not in {row["name"] for row in disabled["plugins"]}
+    assert "bandit" in outputs["ZOO_PLUGINS=bandit,gym zoo list env"]
+    enabled = json.loads(outputs["PYTHONPATH=/tmp/zoo-bandit-site zoo plugins --json"])
+    assert {"name": "bandit", "distribution": "zoo-bandit", "version": "0.1.0"}.items() <= \
+        next(row for row in enabled["plugins"] if row["name"] == "bandit").items()
+
+    run = package / "runs" / "bandit"
+    assert json.loads((run / "run.json").read_text())["status"] == "finished"
+    for trial in ("000", "001"):
+        assert json.loads((run / "trials" / trial / "result.json").read_text())["steps"] == 5000
+
+
+def test_the_yaml_specs_validate(importable):
+    registry = Registry()
+    registry.load_entry_points()
+    specs = blocks("yaml")
+    assert specs
+    for text in specs:
+        spec = load_spec_text(text, registry, source=DOC.name)
+        assert (spec.env.type, spec.agent.type) == ("bandit", "epsilon-greedy")
+
+
+def test_the_tests_it_teaches_pass(package, importable, tmp_path):
+    path = package / "tests" / "test_plugin.py"
+    namespace = {"__name__": "doc_test_plugin", "__file__": str(path)}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    tests = {name: function for name, function in namespace.items() if name.startswith("test_") and callable(function)}
+    assert tests
+    for name, function in tests.items():
+        assert list(inspect.signature(function).parameters) == ["tmp_path"], name
+        (tmp_path / name).mkdir()
+        function(tmp_path / name)
