@@ -3,6 +3,7 @@ from .board import (LEGACY_COLORS, LEGACY_SHAPES, Board, BoardGenerator, Piece, 
                     nearby, remotest)
 from .errors import RuleRuntimeError, RuleSyntaxError
 from .game import Code, Finish, Game, MoveResult
+from .ipb import image_catalog, read_properties
 from .javarandom import JavaRandom
 from .parser import load_rules, parse_rules
 from .ruleset import RuleSet
@@ -10,5 +11,6 @@ from .ruleset import RuleSet
 __all__ = [
     "Board", "BoardGenerator", "Code", "Finish", "Game", "JavaRandom", "LEGACY_COLORS",
     "LEGACY_SHAPES", "MoveResult", "Piece", "RuleRuntimeError", "RuleSet", "RuleSyntaxError",
-    "board_from_json", "load_rules", "nearby", "parse_rules", "remotest",
+    "board_from_json", "image_catalog", "load_rules", "nearby", "parse_rules", "read_properties",
+    "remotest",
 ]
