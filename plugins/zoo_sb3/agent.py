@@ -68,8 +68,9 @@ class SB3Agent(Agent):
         counters = {name: getattr(self.model, name) for name in COUNTERS if hasattr(self.model, name)}
         (directory / "counters.json").write_text(json.dumps(counters))
         buffer = getattr(self.model, "replay_buffer", None)
-        if buffer is not None:
-            arrays = {name: getattr(buffer, name) for name in BUFFER_FIELDS}
+        if buffer is not None:  # only the filled part of the buffer
+            filled = buffer.buffer_size if buffer.full else buffer.pos
+            arrays = {name: getattr(buffer, name)[:filled] for name in BUFFER_FIELDS}
             np.savez(directory / "replay.npz", pos=np.array(buffer.pos), full=np.array(buffer.full), **arrays)
 
     def load(self, directory: Path) -> None:
@@ -84,7 +85,8 @@ class SB3Agent(Agent):
             buffer = self.model.replay_buffer
             with np.load(replay, allow_pickle=False) as data:
                 for name in BUFFER_FIELDS:
-                    getattr(buffer, name)[...] = data[name]
+                    stored = data[name]
+                    getattr(buffer, name)[: len(stored)] = stored
                 buffer.pos, buffer.full = int(data["pos"]), bool(data["full"])
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
