@@ -1,0 +1,141 @@
+"""GohrVectorEnv: step for step the same as SyncVectorEnv over GohrEnv, masks, autoreset, wrappers."""
+
+import warnings
+from functools import partial
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
+
+from zoo_gohr.board import LEGACY_COLORS, LEGACY_SHAPES, BoardGenerator
+from zoo_gohr.env import GohrEnv
+from zoo_gohr.game import Code
+from zoo_gohr.javarandom import JavaRandom
+from zoo_gohr.plugin import GohrEnvParams, make_env
+from zoo_gohr.rulesets import load_named_rules
+from zoo_gohr.vector import GohrVectorEnv, make_vector_env
+
+N = 6
+SC = {"shapes": LEGACY_SHAPES, "colors": LEGACY_COLORS}
+
+
+def _crowded(seed):
+    """Boards where several pieces may share a cell (their moves answer MULTIPLE_OBJECTS_IN_CELL)."""
+    return BoardGenerator(12, crowded=True, rng=JavaRandom(seed))
+
+
+def _pair_from_spec(rule, horizon):
+    params = GohrEnvParams(rule=rule, horizon=horizon)
+    return make_vector_env(params, N, None), SyncVectorEnv([partial(make_env, params, None)] * N)
+
+
+def _pair(rules, boards, horizon):
+    return (GohrVectorEnv(rules, boards, N, horizon=horizon, **SC),
+            SyncVectorEnv([partial(GohrEnv, rules, boards, horizon=horizon, **SC)] * N))
+
+
+def _actions(rng, mask):
+    """Half uniform over all 144 actions, half over the occupied cells (so boards get cleared)."""
+    actions = rng.integers(0, 144, len(mask))
+    for i, row in enumerate(mask):
+        if rng.random() < 0.5 and row.any():
+            actions[i] = rng.choice(np.flatnonzero(row))
+    return actions
+
+
+def _assert_equivalent(vec, ref, steps, seed=7):
+    rng = np.random.default_rng(seed)
+    obs, info = vec.reset(seed=seed)
+    ref_obs, ref_info = ref.reset(seed=seed)
+    np.testing.assert_array_equal(obs, ref_obs)
+    np.testing.assert_array_equal(info["action_mask"], ref_info["action_mask"])
+    seen = set()
+    for _ in range(steps):
+        actions = _actions(rng, info["action_mask"])
+        obs, rew, term, trunc, info = vec.step(actions)
+        ref_obs, ref_rew, ref_term, ref_trunc, ref_info = ref.step(actions)
+        np.testing.assert_array_equal(obs, ref_obs)
+        np.testing.assert_array_equal(rew, ref_rew)
+        np.testing.assert_array_equal(term, ref_term)
+        np.testing.assert_array_equal(trunc, ref_trunc)
+        stepped = info["_code"]
+        np.testing.assert_array_equal(stepped, ref_info.get("_code", np.zeros(N, bool)))  # absent: all reset
+        if stepped.any():
+            np.testing.assert_array_equal(info["code"][stepped], ref_info["code"][stepped])
+            np.testing.assert_array_equal(info["accepted"][stepped], ref_info["accepted"][stepped])
+        np.testing.assert_array_equal(info["finish"], ref_info["finish"])
+        np.testing.assert_array_equal(info["action_mask"], ref_info["action_mask"])
+        seen.update(info["code"].tolist())
+    return seen, rng
+
+
+@pytest.mark.parametrize("rule", ["paper/clockwise", "paper/b23_then_b01", "gohr/MLC/BMK/position_A",
+                                  "gohr/FDCL/basic/ordL1_Nearby", "gohr/vm/gs5-example06"])
+def test_equivalent_to_gohr_env(rule):
+    seen, _ = _assert_equivalent(*_pair_from_spec(rule, horizon=40), steps=600)
+    assert {Code.ACCEPT, Code.EMPTY_CELL, Code.NEW_GAME} <= seen
+
+
+def test_equivalent_with_stalemates_and_crowded_cells(tmp_path):
+    """Boards without a red square start stalemated (NO_GAME); removing the last one ends in stalemate."""
+    rule = tmp_path / "red_squares.txt"
+    rule.write_text("(*, square, red, *, 0)\n")
+    seen, _ = _assert_equivalent(*_pair(load_named_rules(str(rule)), _crowded, horizon=30), steps=400)
+    assert {Code.ACCEPT, Code.DENY, Code.IMMOVABLE, Code.NO_GAME, Code.MULTIPLE_OBJECTS_IN_CELL} <= seen
+
+
+def test_action_masks_mark_occupied_cells():
+    vec = make_vector_env(GohrEnvParams(rule="paper/color_match"), N, 3)
+    mask = vec.action_masks().reshape(N, 36, 4)
+    assert mask.shape == (N, 36, 4) and (mask.all(axis=2) == mask.any(axis=2)).all()
+    assert (mask[:, :, 0].sum(axis=1) == 9).all()
+    occupied = np.flatnonzero(mask[0, :, 0])
+    for cell in range(36):  # moves on an empty cell are answered EMPTY_CELL, others are not
+        actions = np.zeros(N, int)
+        actions[0] = cell * 4
+        code = vec.step(actions)[4]["code"][0]
+        assert (code == Code.EMPTY_CELL) == (cell not in occupied)
+        occupied = np.flatnonzero(vec.action_masks()[0].reshape(36, 4)[:, 0])
+
+
+def test_next_step_autoreset():
+    vec = make_vector_env(GohrEnvParams(rule="paper/color_match", horizon=3), N, 5)
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    empty = np.full(N, 3 * 4)  # cell 4 of bucket 0 (never accepted twice in a row)
+    for _ in range(2):
+        _, _, term, trunc, _ = vec.step(empty)
+        assert not (term | trunc).any()
+    before = vec.action_masks()
+    _, rew, term, trunc, info = vec.step(empty)
+    assert (term | trunc).all()
+    obs, rew, term, trunc, info = vec.step(empty)
+    assert (rew == 0).all() and not (term | trunc).any()
+    assert (info["code"] == Code.NEW_GAME).all() and not info["_code"].any()
+    assert (vec.action_masks() != before).any()
+    assert vec.observation_space.contains(obs)
+
+
+def test_reset_seeds_and_errors():
+    vec = make_vector_env(GohrEnvParams(rule="paper/clockwise"), N, None)
+    obs, _ = vec.reset(seed=11)
+    np.testing.assert_array_equal(vec.reset(seed=list(range(11, 11 + N)))[0], obs)
+    assert not np.array_equal(vec.reset()[0], obs)  # the boards go on
+    with pytest.raises(ValueError):
+        vec.step(np.full(N, 144))
+    with pytest.raises(ValueError):
+        vec.reset(seed=[1, 2])
+
+
+def test_gymnasium_vector_wrappers():
+    vec = make_vector_env(GohrEnvParams(rule="paper/b3_then_b1", horizon=20), N, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = DictInfoToList(RecordEpisodeStatistics(vec))
+        env.reset(seed=2)
+        episodes = []
+        for _ in range(50):
+            obs, _, _, _, infos = env.step(env.action_space.sample())
+            assert env.observation_space.contains(obs) and len(infos) == N
+            episodes += [i["episode"] for i in infos if "episode" in i]
+    assert episodes and all(e["l"] <= 20 for e in episodes)
