@@ -161,6 +161,7 @@ class CompiledRules:
                 catoms.append(ca)
             self.lines.append(CLine(rl.count, catoms))
         self._cache: dict = {}
+        self.uses_memory = any(a.mem_tests or a.mem_bucket is not None or a.dynamic for a in self.atoms)
 
     def static_masks(self, piece) -> tuple[int, ...]:
         """Per-atom 4-bit masks of everything about ``piece`` that never changes."""

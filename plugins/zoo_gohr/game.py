@@ -63,7 +63,8 @@ class Game:
         for p in pieces:
             self._cells[p.pos] += 1
             self._occ |= 1 << p.pos
-        self._static = [cr.static_masks(p) for p in pieces]
+        # per atom uid, the static masks of every slot (zeroed when a piece leaves)
+        self._cols = [list(col) for col in zip(*(cr.static_masks(p) for p in pieces))] if n else []
         self._mem = Memory()
         self._env = _Env(mem=self._mem)
         self.attempts = 0
@@ -123,13 +124,15 @@ class Game:
         if self._gcnt > 0:
             self._gcnt -= 1
         p = self._pieces[j]
-        self._mem.record(p, b)
+        if self._cr.uses_memory:
+            self._mem.record(p, b)
         self._alive.remove(j)
+        for col in self._cols:
+            col[j] = 0
         del self._slot[p.id]
         self._cells[p.pos] -= 1
         if not self._cells[p.pos]:
             self._occ &= ~(1 << p.pos)
-        self._hint[j] = 0
         if not self._alive:
             self.finish = Finish.FINISH
             return
@@ -173,10 +176,9 @@ class Game:
 
     def _compute(self) -> bool:
         """Build the acceptance map of the active line; returns whether any piece is movable."""
-        pieces, static, alive, env = self._pieces, self._static, self._alive, self._env
+        pieces, cols, alive, env = self._pieces, self._cols, self._alive, self._env
         orders, occ = self._orders, self._occ
-        n = len(pieces)
-        hint = [0] * n
+        hint = None
         acc = []
         elig: dict[str, int] = {}
         cnt = self._cnt
@@ -184,7 +186,7 @@ class Game:
             if cnt[i] == 0:
                 acc.append(None)
                 continue
-            uid = a.uid
+            col = cols[a.uid]
             pre = 15
             if a.mem_tests or a.mem_bucket is not None:
                 env.piece = env.b = None
@@ -197,45 +199,50 @@ class Game:
                 if not pre:
                     acc.append(None)
                     continue
-            masks = [0] * n
-            for j in alive:
-                m = static[j][uid] & pre
-                if not m:
-                    continue
-                p = pieces[j]
-                if a.orders:
-                    bit = 1 << p.pos
-                    for cells, names in a.orders:
-                        if cells & bit:
-                            continue
-                        for nm in names:
-                            e = elig.get(nm)
-                            if e is None:
-                                e = elig[nm] = eligible(orders[nm], occ)
-                            if e & bit:
-                                break
-                        else:
-                            m = 0
-                            break
+            if a.table_driven:
+                masks = col if pre == 15 else [m & pre for m in col]
+            else:
+                masks = [0] * len(col)
+                for j in alive:
+                    m = col[j] & pre
                     if not m:
                         continue
-                if a.dynamic:
-                    env.piece = p
-                    for t in a.piece_tests:
-                        if not t(env):
-                            m = 0
-                            break
-                    if m and a.piece_bucket is not None:
-                        m &= bucket_mask(a.piece_bucket(env))
-                    if m and a.per_bucket:
-                        m = self._per_bucket(a, m)
-                masks[j] = m
-            if a.postpos is not None:
-                self._apply_postpos(a.postpos, masks)
+                    p = pieces[j]
+                    if a.orders:
+                        bit = 1 << p.pos
+                        for cells, names in a.orders:
+                            if cells & bit:
+                                continue
+                            for nm in names:
+                                e = elig.get(nm)
+                                if e is None:
+                                    e = elig[nm] = eligible(orders[nm], occ)
+                                if e & bit:
+                                    break
+                            else:
+                                m = 0
+                                break
+                        if not m:
+                            continue
+                    if a.dynamic:
+                        env.piece = p
+                        for t in a.piece_tests:
+                            if not t(env):
+                                m = 0
+                                break
+                        if m and a.piece_bucket is not None:
+                            m &= bucket_mask(a.piece_bucket(env))
+                        if m and a.per_bucket:
+                            m = self._per_bucket(a, m)
+                    masks[j] = m
+                if a.postpos is not None:
+                    self._apply_postpos(a.postpos, masks)
             acc.append(masks)
-            for j in alive:
-                hint[j] |= masks[j]
+            hint = masks if hint is None else list(map(int.__or__, hint, masks))
         self._acc = acc
+        if hint is None:
+            self._hint = [0] * len(pieces)
+            return False
         self._hint = hint
         return any(hint)
 
@@ -312,7 +319,8 @@ class Game:
         g._mem = self._mem.copy()
         g._env = _Env(mem=g._mem)
         g._hint = list(self._hint)
-        g._acc = list(self._acc)
+        g._acc = [None if m is None else list(m) for m in self._acc]
+        g._cols = [list(c) for c in self._cols]
         g._cnt = list(self._cnt)
         return g
 

@@ -180,6 +180,14 @@ def test_copy_is_independent():
     assert h.move(2, 0).accepted and h.allowed_buckets() == {1: [1], 3: [1]}
 
 
+def test_copy_keeps_its_own_counters():
+    g = game("(2,*,*,*,0)\n(*,*,*,*,1)", *[Piece(i, i, 1, "square", "red") for i in range(1, 5)])
+    h = g.copy()
+    assert g.move(1, 0).accepted and g.move(2, 0).accepted
+    assert h.move(1, 0).accepted and h.move(2, 0).accepted
+    assert h.allowed_buckets() == g.allowed_buckets() == {3: [1], 4: [1]}
+
+
 def test_code_guard_and_this_bucket():
     g = game("(code: this.bucket != 2)", Piece(1, 1, 1, "square", "red"))
     assert g.allowed_buckets() == {1: [0, 1, 3]}
