@@ -1,4 +1,13 @@
-"""GOHR (Game of Hidden Rules): a pure-Python engine faithful to the authors' Captive Game Server."""
+"""GOHR (Game of Hidden Rules): a pure-Python engine faithful to the authors' Captive Game Server.
+
+    rules = load_rules("rules/CGS/4_cw.txt")          # parse + compile once
+    gen = BoardGenerator(9, 9, 4, 4, 4, 4, seed=1)     # java.util.Random-compatible boards
+    game = Game(rules, gen.next_board())
+    game.allowed_buckets()                            # {piece id: [buckets]}
+    game.move(piece_id, bucket)                       # MoveResult(code, accepted, finish)
+
+``zoo_gohr.conformance.replay_file`` replays the reference server's transcripts.
+"""
 from .board import (LEGACY_COLORS, LEGACY_SHAPES, Board, BoardGenerator, Piece, board_from_json,
                     nearby, remotest)
 from .errors import RuleRuntimeError, RuleSyntaxError

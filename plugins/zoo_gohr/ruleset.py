@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import RuleSyntaxError
-from .syntax import Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, Num, RuleLine, Str, Var
+from .syntax import Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, RuleLine, Var
 
 
 @dataclass(eq=False)
