@@ -94,6 +94,8 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         return self._observations(), {"action_mask": self._mask.copy(), "finish": self._finish.copy()}
 
     def step(self, actions):
+        if self._sources is None:
+            raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.min() < 0 or actions.max() >= ACTIONS:
             raise ValueError(f"expected {self.num_envs} actions in 0..{ACTIONS - 1}")

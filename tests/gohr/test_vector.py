@@ -118,6 +118,8 @@ def test_next_step_autoreset():
 
 def test_reset_seeds_and_errors():
     vec = make_vector_env(GohrEnvParams(rule="paper/clockwise"), N, None)
+    with pytest.raises(RuntimeError):
+        vec.step(np.zeros(N, int))
     obs, _ = vec.reset(seed=11)
     np.testing.assert_array_equal(vec.reset(seed=list(range(11, 11 + N)))[0], obs)
     assert not np.array_equal(vec.reset()[0], obs)  # the boards go on
