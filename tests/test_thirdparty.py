@@ -146,7 +146,7 @@ def test_environment_variables_restrict_plugins(zoo_cli, spec, broken_plugins):
                          ZOO_DISABLE_PLUGINS="broken-import, broken-register")
     listing = plugins_json(result)
     assert listing["failed"] == {} and "warning" not in result.stderr
-    assert {row["name"] for row in listing["plugins"]} == {"example", "gym", "sb3"}
+    assert {row["name"] for row in listing["plugins"]} == {"example", "gohr", "gym", "sb3"}
 
     only = plugins_json(zoo_cli.run("plugins", "--json", extra_paths=[broken_plugins], ZOO_PLUGINS="example"))
     assert [row["name"] for row in only["plugins"]] == ["example"] and only["failed"] == {}

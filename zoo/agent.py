@@ -16,7 +16,7 @@ class TrialContext:
 
     ``make_env(seed)`` builds a fresh environment of the spec's env block; agents that need several
     (vectorized actors, evaluation) call it once per copy with distinct seeds derived from ``seed``.
-    ``budget_steps`` is the trial's whole budget, for schedules that run over it;
+    ``budget`` is the trial's whole budget (``budget.unit``, ``budget.amount``), for schedules that run over it;
     ``meta_controller(behavior_space, rng)`` builds the spec's meta-controller, when there is one.
     """
 
@@ -26,13 +26,16 @@ class TrialContext:
     env_params: Any
     make_env: Callable[[int | None], Any]
     logger: MetricLogger
-    budget_steps: int
+    budget: Any
     meta_controller: Any = None
     torch_threads: int = 1
 
 
 class Agent(ABC):
-    """A trainable agent. The run loop calls `learn` in chunks and checkpoints between them.
+    """A trainable agent. The run loop calls `learn` (or `learn_episodes`) in chunks and checkpoints between them.
+
+    An agent registered with ``batched_trials=True`` trains several trials at once: its factory gets
+    a list of TrialContexts, and `steps` and `episodes` are lists with one entry per trial.
 
     An agent is deterministic when the same seed gives the same numbers; then, as the core's
     resume tests check, a trial interrupted and resumed from a checkpoint ends exactly as an
@@ -47,6 +50,19 @@ class Agent(ABC):
     @abstractmethod
     def learn(self, steps: int) -> None:
         """Train for at least `steps` more environment steps (an agent may round up to its rollout size)."""
+
+    def learn_episodes(self, episodes: int) -> None:
+        """Train for `episodes` more episodes.
+
+        Agents that take budgets in episodes implement it and expose ``episodes``, the number of
+        episodes finished so far (restored by `load`).
+        """
+        raise NotImplementedError(f"{type(self).__name__} takes budgets in steps only")
+
+    @classmethod
+    def counts_episodes(cls) -> bool:
+        """Whether this agent takes budgets in episodes."""
+        return cls.learn_episodes is not Agent.learn_episodes
 
     @abstractmethod
     def save(self, directory: Path) -> None:

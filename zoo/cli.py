@@ -53,7 +53,7 @@ def validate(specs: list[Path] = typer.Argument(..., help="Spec files to check."
             failed.append(exc)
             continue
         typer.echo(f"ok: {path} (env {spec.env.type}, agent {spec.agent.type}, "
-                   f"{spec.trials} trial(s) x {spec.budget.steps} steps)")
+                   f"{spec.trials} trial(s) x {spec.budget.amount} {spec.budget.unit})")
     if failed:
         raise SpecError([problem for exc in failed for problem in exc.problems])
 
@@ -131,9 +131,9 @@ def runs(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("id", "env", "agent", "status", "trials", "steps", "created")
+    table = Table("id", "env", "agent", "status", "trials", "budget", "created")
     for row in rows:
-        table.add_row(row["id"], row["env"], row["agent"], row["status"], str(row["trials"]), str(row["steps"]), row["created"])
+        table.add_row(row["id"], row["env"], row["agent"], row["status"], str(row["trials"]), f'{row["steps"]} {row["unit"] or "steps"}', row["created"])
     Console().print(table)
 
 

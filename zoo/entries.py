@@ -38,10 +38,14 @@ class EnvEntry(Entry):
 
 @dataclass(frozen=True)
 class AgentEntry(Entry):
-    """An agent: ``factory(params, context: TrialContext) -> Agent``."""
+    """An agent: ``factory(params, context: TrialContext) -> Agent``.
+
+    With ``batched_trials=True`` the factory gets a list of contexts and trains those trials together.
+    """
 
     factory: Callable[[Any, Any], Any] | None = None
     behavior_space: bool = False
+    batched_trials: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ RESOLVED_SPEC = "spec.yaml"
 SOURCE_SPEC = "spec.source.yaml"
 RESULT = "result.json"
 COMPLETE = "COMPLETE"
+PROGRESS = "progress.json"
 
 
 class Interrupted(Exception):
@@ -72,7 +73,8 @@ def prepare_run(spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Pa
         "agent": spec.agent.type,
         "meta_controller": spec.meta_controller.type if spec.meta_controller else None,
         "trials": spec.trials,
-        "steps": spec.budget.steps,
+        "steps": spec.budget.amount,
+        "unit": spec.budget.unit,
         "seeds": spec.trial_seeds(),
         "status": "created",
         "created": now(),
@@ -97,18 +99,25 @@ def plugin_manifest(registry: Registry) -> dict[str, Any]:
 
 
 def preflight(spec: SpecBase, registry: Registry) -> None:
-    """Build the env and agent of trial 0 once, so that errors surface before a run folder exists."""
+    """Build the env and agent of the first trial(s) once, so that errors surface before a run folder exists."""
+    entry = registry.get("agent", spec.agent.type)
     with tempfile.TemporaryDirectory(prefix="zoo-preflight-") as scratch:
+        contexts = [_context(spec, registry, seed, trial, Path(scratch) / str(trial), False, None)
+                    for trial, seed in list(enumerate(spec.trial_seeds()))[: 2 if entry.batched_trials else 1]]
         try:
-            built = build_trial(spec, registry, seed=spec.trial_seeds()[0], trial=0, directory=Path(scratch), tensorboard=False)
+            agent = entry.factory(spec.agent, contexts if entry.batched_trials else contexts[0])
         except ZooError:
             raise
         except Exception as exc:
             raise ZooError(
                 f"the spec is valid but its env or agent could not be built: {type(exc).__name__}: {exc}"
             ) from exc
-        built.agent.close()
-        built.logger.close()
+        finally:
+            for context in contexts:
+                context.logger.close()
+        agent.close()
+        if spec.budget.unit == "episodes" and not type(agent).counts_episodes():
+            raise ZooError(f"agent '{spec.agent.type}' takes budgets in steps only; give budget.steps")
 
 
 def load_run_spec(folder: RunFolder, registry: Registry) -> SpecBase:
@@ -117,117 +126,178 @@ def load_run_spec(folder: RunFolder, registry: Registry) -> SpecBase:
     return parse_spec(load_file(path), registry)
 
 
-# -- one trial -------------------------------------------------------------------------------
+# -- trials ----------------------------------------------------------------------------------
 
 def build_trial(
     spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
     tensorboard: bool, resume_step: int | None = None,
 ) -> Built:
-    """Make the logger, meta-controller and agent of one trial."""
+    """Make the logger, meta-controller and agent of one trial (of an agent that is not batched)."""
+    context = _context(spec, registry, seed, trial, directory, tensorboard, resume_step)
+    try:
+        agent = registry.get("agent", spec.agent.type).factory(spec.agent, context)
+    except BaseException:
+        context.logger.close()
+        raise
+    return Built(agent, context.logger)
+
+
+def _context(spec, registry, seed, trial, directory, tensorboard, resume_step) -> TrialContext:
     env_entry = registry.get("env", spec.env.type)
-    agent_entry = registry.get("agent", spec.agent.type)
     meta_controller = None
     if spec.meta_controller is not None:
         meta_entry = registry.get("meta_controller", spec.meta_controller.type)
         meta_controller = lambda space, rng: meta_entry.factory(spec.meta_controller, space, rng)  # noqa: E731
-    logger = MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step)
-    context = TrialContext(
-        seed=seed,
-        trial=trial,
-        directory=directory,
-        env_params=spec.env,
+    return TrialContext(
+        seed=seed, trial=trial, directory=directory, env_params=spec.env,
         make_env=lambda env_seed: env_entry.factory(spec.env, env_seed),
-        logger=logger,
-        meta_controller=meta_controller,
-        torch_threads=spec.backend.torch_threads,
-        budget_steps=spec.budget.steps,
+        logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
+        budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
     )
-    try:
-        agent = agent_entry.factory(spec.agent, context)
-    except BaseException:
-        logger.close()
-        raise
-    return Built(agent, logger)
 
 
-def run_trial(
-    run_path: Path, trial: int, *, registry: Registry | None = None,
+def trial_units(spec: SpecBase, registry: Registry) -> list[list[int]]:
+    """How trials are grouped: one trial per unit, or for a batched agent one batch per worker."""
+    trials = list(range(spec.trials))
+    if not registry.get("agent", spec.agent.type).batched_trials:
+        return [[t] for t in trials]
+    workers = min(spec.backend.workers, len(trials))
+    size = -(-len(trials) // workers)
+    return [trials[i:i + size] for i in range(0, len(trials), size)]
+
+
+def unit_dir(folder: RunFolder, unit: list[int], batched: bool) -> Path:
+    """Where a unit keeps its checkpoints: the trial's folder, or a batch folder."""
+    if not batched:
+        return folder.trial_dir(unit[0])
+    return folder.path / "batches" / f"{unit[0]:03d}-{unit[-1]:03d}"
+
+
+def run_unit(
+    run_path: Path, unit: list[int], *, registry: Registry | None = None,
     should_stop: Callable[[], bool] = lambda: False, report: Callable[[int, int], None] = lambda t, s: None,
-) -> dict[str, Any]:
-    """Train trial `trial` of a run to its budget, resuming from its last checkpoint if any."""
+) -> list[dict[str, Any]]:
+    """Train the trials of `unit` to the budget, resuming from the unit's last checkpoint if any."""
     registry = registry or get_registry()
     folder = RunFolder(Path(run_path))
     spec = load_run_spec(folder, registry)
-    seed = folder.manifest()["seeds"][trial]
-    directory = folder.trial_dir(trial)
-    if (directory / RESULT).exists():
-        result = read_json(directory / RESULT)
-        report(trial, result["steps"])
-        return result
-    directory.mkdir(parents=True, exist_ok=True)
+    entry = registry.get("agent", spec.agent.type)
+    seeds = [folder.manifest()["seeds"][t] for t in unit]
+    home = unit_dir(folder, unit, entry.batched_trials)
+    if all((folder.trial_dir(t) / RESULT).exists() for t in unit):
+        results = [read_json(folder.trial_dir(t) / RESULT) for t in unit]
+        for result in results:
+            report(result["trial"], result["progress"])
+        return results
 
     import torch
 
     torch.set_num_threads(spec.backend.torch_threads)
-    checkpoints = directory / "checkpoints"
-    latest = list(iter_checkpoints(checkpoints))[-1:] or None
-    resume_step = latest[0][0] if latest else None
-    seed_everything(seed)
-    built = build_trial(spec, registry, seed=seed, trial=trial, directory=directory,
-                        tensorboard=spec.logging.tensorboard, resume_step=resume_step)
-    agent, logger = built.agent, built.logger
+    checkpoints = home / "checkpoints"
+    latest = list(iter_checkpoints(checkpoints))[-1:]
+    resume_steps = read_json(latest[0][1] / PROGRESS)["steps"] if latest else [None] * len(unit)
+    seed_everything(seeds[0])
+    contexts = []
+    try:
+        for trial, seed, resume in zip(unit, seeds, resume_steps):
+            contexts.append(_context(spec, registry, seed, trial, folder.trial_dir(trial), spec.logging.tensorboard, resume))
+        agent = entry.factory(spec.agent, contexts if entry.batched_trials else contexts[0])
+    except BaseException:
+        for context in contexts:
+            context.logger.close()
+        raise
+    progress = _Progress(agent, spec.budget.unit, entry.batched_trials)
     started, cpu_started = time.time(), time.process_time()
     try:
         if latest:
             agent.load(latest[0][1] / "agent")
             load_rng_state(latest[0][1])
-        report(trial, agent.steps)
-        budget = spec.budget.steps
-        interval = spec.budget.checkpoint_interval
+        for trial, done in zip(unit, progress.per_trial()):
+            report(trial, done)
+        budget, interval = spec.budget.amount, spec.budget.checkpoint_interval
         grain = max(1, min(budget // 100, 10_000))
-        while agent.steps < budget:
-            steps = agent.steps
-            target = min(budget, _next_multiple(steps, grain), _next_multiple(steps, interval))
-            agent.learn(target - steps)
-            if agent.steps <= steps:
-                raise ZooError(f"agent '{spec.agent.type}' made no progress in learn(); its step counter stayed at {steps}")
-            logger.flush()
-            report(trial, agent.steps)
-            crossed = agent.steps // interval > steps // interval or agent.steps >= budget
+        while progress.least() < budget:
+            before = progress.least()
+            target = min(budget, _next_multiple(before, grain), _next_multiple(before, interval))
+            progress.learn(target - before)
+            after = progress.least()
+            if after <= before:
+                raise ZooError(f"agent '{spec.agent.type}' made no progress in learn(); its {spec.budget.unit} stayed at {before}")
+            for context in contexts:
+                context.logger.flush()
+            for trial, done in zip(unit, progress.per_trial()):
+                report(trial, done)
             stop = should_stop()
-            if crossed or stop:
-                save_checkpoint(agent, checkpoints, keep=spec.logging.keep_checkpoints)
-            if stop and agent.steps < budget:
+            if after // interval > before // interval or after >= budget or stop:
+                save_checkpoint(agent, checkpoints, keep=spec.logging.keep_checkpoints, progress=progress)
+            if stop and after < budget:
                 raise Interrupted()
-        result = {
-            "trial": trial, "seed": seed, "steps": agent.steps,
-            "wall_seconds": round(time.time() - started, 3),
-            "cpu_seconds": round(time.process_time() - cpu_started, 3),
-        }
-        if spec.budget.eval_episodes:
-            returns = agent.evaluate(spec.budget.eval_episodes, seed=seed + 1)
-            result["eval_returns"] = [float(r) for r in returns]
-            result["eval_mean"] = float(sum(returns) / len(returns))
-        atomic_write_json(directory / RESULT, result)
-        return result
+        results = []
+        elapsed, cpu = round(time.time() - started, 3), round(time.process_time() - cpu_started, 3)
+        evaluations = _evaluate(agent, spec, seeds, entry.batched_trials)
+        for index, (trial, seed) in enumerate(zip(unit, seeds)):
+            result = {"trial": trial, "seed": seed, "unit": spec.budget.unit, "progress": progress.per_trial()[index],
+                      "steps": progress.steps()[index], "wall_seconds": elapsed, "cpu_seconds": cpu}
+            if evaluations is not None:
+                returns = [float(r) for r in evaluations[index]]
+                result.update(eval_returns=returns, eval_mean=float(sum(returns) / len(returns)))
+            atomic_write_json(folder.trial_dir(trial) / RESULT, result)
+            results.append(result)
+        return results
     finally:
         agent.close()
-        logger.close()
+        for context in contexts:
+            context.logger.close()
+
+
+def _evaluate(agent, spec: SpecBase, seeds: list[int], batched: bool) -> list[list[float]] | None:
+    if not spec.budget.eval_episodes:
+        return None
+    if batched:
+        return agent.evaluate(spec.budget.eval_episodes, seed=seeds[0] + 1)
+    return [agent.evaluate(spec.budget.eval_episodes, seed=seeds[0] + 1)]
+
+
+class _Progress:
+    """An agent's progress in the budget's unit, per trial; a batch moves as fast as its slowest trial."""
+
+    def __init__(self, agent: Agent, unit: str, batched: bool):
+        self.agent, self.unit, self.batched = agent, unit, batched
+
+    def _listed(self, value) -> list[int]:
+        return [int(v) for v in value] if self.batched else [int(value)]
+
+    def steps(self) -> list[int]:
+        return self._listed(self.agent.steps)
+
+    def per_trial(self) -> list[int]:
+        return self.steps() if self.unit == "steps" else self._listed(self.agent.episodes)
+
+    def least(self) -> int:
+        return min(self.per_trial())
+
+    def learn(self, amount: int) -> None:
+        if self.unit == "steps":
+            self.agent.learn(amount)
+        else:
+            self.agent.learn_episodes(amount)
 
 
 def _next_multiple(value: int, unit: int) -> int:
     return (value // unit + 1) * unit
 
 
-def save_checkpoint(agent: Agent, root: Path, *, keep: int) -> Path:
+def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: "_Progress | None" = None) -> Path:
     """Write a checkpoint aside, mark it complete, rename it into place, and prune old ones."""
+    progress = progress or _Progress(agent, "steps", batched=False)
     root.mkdir(parents=True, exist_ok=True)
-    final = root / f"step-{agent.steps:012d}"
-    staging = Path(tempfile.mkdtemp(dir=root, prefix=".step-", suffix=".tmp"))
+    final = root / f"{progress.unit[:-1]}-{progress.least():012d}"
+    staging = Path(tempfile.mkdtemp(dir=root, prefix=".ckpt-", suffix=".tmp"))
     try:
         (staging / "agent").mkdir()
         agent.save(staging / "agent")
         save_rng_state(staging)
+        atomic_write_json(staging / PROGRESS, {"steps": progress.steps(), "done": progress.per_trial()})
         (staging / COMPLETE).write_text(now())
         if final.exists():
             shutil.rmtree(final)
@@ -246,17 +316,18 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True)
     """Run (or finish) every trial of a run; returns the final status."""
     spec = load_run_spec(folder, registry)
     _claim(folder)
-    trials = list(range(spec.trials))
+    units = trial_units(spec, registry)
     stop = _StopFlag()
-    bar = _ProgressBar(enabled=progress and spec.logging.progress, trials=len(trials), steps=spec.budget.steps)
+    bar = _ProgressBar(enabled=progress and spec.logging.progress, trials=spec.trials,
+                       amount=spec.budget.amount, unit=spec.budget.unit)
     status, error = "finished", None
     try:
         with stop.installed(), bar:
-            if spec.backend.workers == 1 or len(trials) == 1:
-                for trial in trials:
-                    run_trial(folder.path, trial, registry=registry, should_stop=stop.is_set, report=bar.update)
+            if spec.backend.workers == 1 or len(units) == 1:
+                for unit in units:
+                    run_unit(folder.path, unit, registry=registry, should_stop=stop.is_set, report=bar.update)
             else:
-                _run_parallel(folder, trials, spec.backend.workers, stop, bar)
+                _run_parallel(folder, units, spec.backend.workers, stop, bar)
     except Interrupted:
         status = "interrupted"
     except KeyboardInterrupt:
@@ -291,7 +362,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _run_parallel(folder: RunFolder, trials: list[int], workers: int, stop: "_StopFlag", bar: "_ProgressBar") -> None:
+def _run_parallel(folder: RunFolder, units: list[list[int]], workers: int, stop: "_StopFlag", bar: "_ProgressBar") -> None:
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -299,7 +370,7 @@ def _run_parallel(folder: RunFolder, trials: list[int], workers: int, stop: "_St
     stop.also(event)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
                              initargs=(event, queue)) as pool:
-        pending = {pool.submit(_worker_trial, str(folder.path), trial) for trial in trials}
+        pending = {pool.submit(_worker_unit, str(folder.path), unit) for unit in units}
         interrupted = False
         while pending:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
@@ -323,10 +394,10 @@ def _worker_init(event, queue) -> None:
     _worker_event, _worker_queue = event, queue
 
 
-def _worker_trial(run_path: str, trial: int) -> str:
+def _worker_unit(run_path: str, unit: list[int]) -> str:
     try:
-        run_trial(Path(run_path), trial, should_stop=_worker_event.is_set,
-                  report=lambda t, s: _worker_queue.put((t, s)))
+        run_unit(Path(run_path), unit, should_stop=_worker_event.is_set,
+                 report=lambda t, s: _worker_queue.put((t, s)))
     except Interrupted:
         return "interrupted"
     return "finished"
@@ -371,11 +442,12 @@ class _StopFlag:
 
 
 class _ProgressBar:
-    """A rich progress bar over the steps of all trials (on stderr)."""
+    """A rich progress bar over the budget of all trials (on stderr)."""
 
-    def __init__(self, *, enabled: bool, trials: int, steps: int):
+    def __init__(self, *, enabled: bool, trials: int, amount: int, unit: str):
         self.enabled = enabled
-        self.total = trials * steps
+        self.unit = unit
+        self.total = trials * amount
         self.per_trial: dict[int, int] = {}
         self._progress = None
 
@@ -385,7 +457,7 @@ class _ProgressBar:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
             self._progress = Progress(
-                TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn("steps"),
+                TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
                 TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=False,
             )
             self._progress.__enter__()

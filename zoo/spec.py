@@ -13,7 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
+from pydantic import (
+    BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator, model_validator,
+)
 
 from .errors import Problem, SpecError, did_you_mean
 from .registry import KINDS, Registry
@@ -28,17 +30,33 @@ class _Strict(BaseModel):
 
 
 class Budget(_Strict):
-    """How long each trial trains, and how often it is checkpointed and evaluated."""
+    """How long each trial trains (in environment steps or in episodes), and how often it is checkpointed."""
 
-    steps: int = Field(gt=0, le=10**12, description="environment steps per trial")
+    steps: int | None = Field(default=None, gt=0, le=10**12, description="environment steps per trial")
+    episodes: int | None = Field(default=None, gt=0, le=10**9, description="episodes per trial (instead of steps)")
     checkpoint_every: int | None = Field(
-        default=None, gt=0, le=10**12, description="steps between checkpoints (default: a tenth of the budget)"
+        default=None, gt=0, le=10**12, description="steps (or episodes) between checkpoints (default: a tenth of the budget)"
     )
     eval_episodes: int = Field(default=0, ge=0, le=100_000, description="evaluation episodes at the end of each trial")
 
+    @model_validator(mode="after")
+    def _one_unit(self):
+        if (self.steps is None) == (self.episodes is None):
+            raise ValueError("give the budget in steps or in episodes (exactly one of them)")
+        return self
+
+    @property
+    def unit(self) -> str:
+        """'steps' or 'episodes'."""
+        return "steps" if self.steps is not None else "episodes"
+
+    @property
+    def amount(self) -> int:
+        return self.steps if self.steps is not None else self.episodes
+
     @property
     def checkpoint_interval(self) -> int:
-        return self.checkpoint_every or max(1, self.steps // 10)
+        return self.checkpoint_every or max(1, self.amount // 10)
 
 
 class LocalBackend(_Strict):

@@ -122,7 +122,7 @@ class RunIndex:
         connection = sqlite3.connect(self.path, timeout=30)
         connection.execute(
             "CREATE TABLE IF NOT EXISTS runs (path TEXT PRIMARY KEY, id TEXT, name TEXT, env TEXT,"
-            " agent TEXT, status TEXT, trials INTEGER, steps INTEGER, created TEXT, updated TEXT)"
+            " agent TEXT, status TEXT, trials INTEGER, steps INTEGER, unit TEXT, created TEXT, updated TEXT)"
         )
         return connection
 
@@ -130,10 +130,10 @@ class RunIndex:
         row = (
             str(Path(run_path).resolve()), manifest.get("id"), manifest.get("name"), manifest.get("env"),
             manifest.get("agent"), manifest.get("status"), manifest.get("trials"), manifest.get("steps"),
-            manifest.get("created"), manifest.get("updated", manifest.get("created")),
+            manifest.get("unit", "steps"), manifest.get("created"), manifest.get("updated", manifest.get("created")),
         )
         with closing(self._connect()) as connection, connection:
-            connection.execute("INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?)", row)
+            connection.execute("INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
 
     def query(self, env: str | None = None, agent: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         clauses, values = [], []
@@ -169,6 +169,7 @@ def iter_checkpoints(checkpoint_root: Path) -> Iterator[tuple[int, Path]]:
         return iter(())
     found = []
     for child in checkpoint_root.iterdir():
-        if child.name.startswith("step-") and (child / "COMPLETE").exists():
-            found.append((int(child.name[5:]), child))
+        unit, _, number = child.name.partition("-")
+        if unit in ("step", "episode") and number.isdigit() and (child / "COMPLETE").exists():
+            found.append((int(number), child))
     return iter(sorted(found))

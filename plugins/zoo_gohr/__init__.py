@@ -1,6 +1,6 @@
 """GOHR (Game of Hidden Rules): a pure-Python engine faithful to the authors' Captive Game Server.
 
-    rules = load_rules("rules/CGS/4_cw.txt")          # parse + compile once
+    rules = load_rules("rules/paper/clockwise.txt")   # parse + compile once
     gen = BoardGenerator(9, 9, 4, 4, 4, 4, seed=1)     # java.util.Random-compatible boards
     game = Game(rules, gen.next_board())
     game.allowed_buckets()                            # {piece id: [buckets]}

@@ -44,17 +44,37 @@ class SB3Agent(Agent):
             params.policy, env, policy_kwargs=policy_kwargs or None, seed=context.seed, device="cpu", verbose=0, **hyper
         )
         self.model.set_logger(Logger(folder=None, output_formats=[_MetricsWriter(context.logger)]))
-        budget = context.budget_steps
+        self._callback = _EpisodeLogger(context.logger)
+        budget = context.budget
         self.model._update_current_progress_remaining = (  # schedules span the budget, not one chunk
             lambda num_timesteps, total_timesteps: setattr(
-                self.model, "_current_progress_remaining", max(0.0, 1.0 - num_timesteps / budget)
+                self.model, "_current_progress_remaining",
+                max(0.0, 1.0 - (num_timesteps if budget.unit == "steps" else self.episodes) / budget.amount),
             )
         )
-        self._callback = _EpisodeLogger(context.logger)
 
     @property
     def steps(self) -> int:
         return int(self.model.num_timesteps)
+
+    @property
+    def episodes(self) -> int:
+        return self._callback.episodes
+
+    def learn_episodes(self, episodes: int) -> None:
+        """On-policy: whole rollouts until enough episodes ended; off-policy: stop at the episode's end."""
+        from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
+
+        target = self.episodes + episodes
+        if isinstance(self.model, OnPolicyAlgorithm):
+            while self.episodes < target:
+                self.learn(self.model.n_steps * self.model.n_envs)
+            return
+        self._callback.stop_at = target
+        try:
+            self.learn(10**12)
+        finally:
+            self._callback.stop_at = None
 
     def learn(self, steps: int) -> None:
         self.model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=self._callback, progress_bar=False)
@@ -66,6 +86,7 @@ class SB3Agent(Agent):
         torch.save(self.model.policy.state_dict(), directory / "policy.pt")
         torch.save(self.model.policy.optimizer.state_dict(), directory / "optimizer.pt")
         counters = {name: getattr(self.model, name) for name in COUNTERS if hasattr(self.model, name)}
+        counters["episodes"] = self._callback.episodes
         (directory / "counters.json").write_text(json.dumps(counters))
         buffer = getattr(self.model, "replay_buffer", None)
         if buffer is not None:  # only the filled part of the buffer
@@ -78,7 +99,9 @@ class SB3Agent(Agent):
 
         self.model.policy.load_state_dict(torch.load(directory / "policy.pt", weights_only=True))
         self.model.policy.optimizer.load_state_dict(torch.load(directory / "optimizer.pt", weights_only=True))
-        for name, value in json.loads((directory / "counters.json").read_text()).items():
+        counters = json.loads((directory / "counters.json").read_text())
+        self._callback.episodes = counters.pop("episodes")
+        for name, value in counters.items():
             setattr(self.model, name, value)
         replay = directory / "replay.npz"
         if replay.exists():
@@ -107,18 +130,21 @@ class SB3Agent(Agent):
 
 
 class _EpisodeLogger(BaseCallback):
-    """Logs each finished episode's return and length at the step it ended."""
+    """Counts and logs each finished episode at the step it ended; stops training at `stop_at` episodes."""
 
     def __init__(self, logger):
         super().__init__()
         self.metrics = logger
+        self.episodes = 0
+        self.stop_at: int | None = None
 
     def _on_step(self) -> bool:
         for info in self.locals.get("infos", ()):
             episode = info.get("episode")
             if episode is not None:
+                self.episodes += 1
                 self.metrics.log(self.num_timesteps, episode_return=episode["r"], episode_length=episode["l"])
-        return True
+        return self.stop_at is None or self.episodes < self.stop_at
 
 
 class _MetricsWriter(KVWriter):

@@ -140,7 +140,8 @@ def test_shipped_rule_files_parse_cleanly():
 
     from zoo_gohr import load_rules
     root = Path(__file__).resolve().parents[2] / "rules"
-    files = sorted((root / "CGS").glob("*.txt")) + sorted((root / "MLC" / "BMK").glob("*.txt"))
-    assert len(files) == 19
+    files = sorted((root / "paper").glob("*.txt")) + sorted((root / "gohr/rules/CGS").glob("*.txt")) \
+        + sorted((root / "gohr/rules/MLC/BMK").glob("*.txt"))
+    assert len(files) == 23
     for f in files:
         assert load_rules(f).validate_against() == [], f
