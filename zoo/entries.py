@@ -31,9 +31,14 @@ class Entry:
 
 @dataclass(frozen=True)
 class EnvEntry(Entry):
-    """An environment: ``factory(params, seed) -> env`` (a gymnasium.Env for most agents)."""
+    """An environment: ``factory(params, seed) -> env`` (a gymnasium.Env for most agents).
+
+    ``vector_factory(params, num_envs, seed) -> gymnasium.vector.VectorEnv``, when given, builds many
+    copies at once faster than stacking ``factory`` calls; agents that step many envs use it.
+    """
 
     factory: Callable[[Any, int | None], Any] | None = None
+    vector_factory: Callable[[Any, int, int | None], Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class PredefinedBoards:
     """Cycles through fixed boards, in a fresh random order each pass (seeded)."""
 
     boards: list[Board]
-    seed: int
+    seed: int = 0
 
     def __post_init__(self):
         self._rng = np.random.default_rng(self.seed)

@@ -71,40 +71,38 @@ class GohrEnvParams(Params):
         return self
 
 
+def board_source(board: BoardParams):
+    """``seed -> source of boards`` (an object with ``next_board()``) for a spec's board block."""
+    from .boards import PredefinedBoards, random_boards, read_boards
+
+    if board.predefined is not None:
+        return partial(PredefinedBoards, read_boards(Path(board.predefined)))
+    return partial(
+        random_boards, min_objects=board.min_objects, max_objects=board.max_objects or board.min_objects,
+        min_shapes=board.min_shapes, max_shapes=board.max_shapes if board.max_shapes is not None else board.min_shapes,
+        min_colors=board.min_colors, max_colors=board.max_colors if board.max_colors is not None else board.min_colors,
+        shapes=tuple(board.shapes), colors=tuple(board.colors),
+    )
+
+
 def make_env(params: GohrEnvParams, seed: int | None):
     """Build the GOHR gymnasium env of a spec block."""
-    from .boards import random_boards, read_boards
     from .env import GohrEnv
     from .rulesets import load_named_rules
 
-    board = params.board
-    if board.predefined is not None:
-        fixed = read_boards(Path(board.predefined))
-        source = partial(_predefined, fixed)
-    else:
-        source = partial(
-            random_boards, min_objects=board.min_objects, max_objects=board.max_objects or board.min_objects,
-            min_shapes=board.min_shapes, max_shapes=board.max_shapes if board.max_shapes is not None else board.min_shapes,
-            min_colors=board.min_colors, max_colors=board.max_colors if board.max_colors is not None else board.min_colors,
-            shapes=tuple(board.shapes), colors=tuple(board.colors),
-        )
-    env = GohrEnv(load_named_rules(params.rule), source, horizon=params.horizon,
-                  shapes=tuple(board.shapes), colors=tuple(board.colors))
+    env = GohrEnv(load_named_rules(params.rule), board_source(params.board), horizon=params.horizon,
+                  shapes=tuple(params.board.shapes), colors=tuple(params.board.colors))
     if seed is not None:
         env.reset(seed=seed)
         env.action_space.seed(seed)
     return env
 
 
-def _predefined(boards, seed):
-    from .boards import PredefinedBoards
-
-    return PredefinedBoards(boards, seed)
-
-
 @hookimpl
 def register_envs(register):
-    register(EnvEntry(name="gohr", params=GohrEnvParams, factory=make_env,
+    from .vector import make_vector_env
+
+    register(EnvEntry(name="gohr", params=GohrEnvParams, factory=make_env, vector_factory=make_vector_env,
                       description="the Game of Hidden Rules (144 actions: cell x bucket)"))
 
 

@@ -169,10 +169,10 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
 
 def make_vector_env(params, num_envs: int, seed: int | None) -> GohrVectorEnv:
     """The vector form of ``make_env`` (plugin.py): ``num_envs`` boards of a GOHR spec block."""
-    from .plugin import make_env
+    from .plugin import board_source
+    from .rulesets import load_named_rules
 
-    template = make_env(params, None)
-    envs = GohrVectorEnv(template.rules, template._make_boards, num_envs, horizon=template.horizon,
+    envs = GohrVectorEnv(load_named_rules(params.rule), board_source(params.board), num_envs, horizon=params.horizon,
                          shapes=tuple(params.board.shapes), colors=tuple(params.board.colors))
     if seed is not None:
         envs.reset(seed=seed)
