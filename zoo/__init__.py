@@ -4,7 +4,9 @@ The public API for plugin authors is what this module exports.
 """
 
 from .agent import Agent, TrialContext
-from .entries import AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, NoParams, Params, RuleSetEntry
+from .entries import (
+    AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, NoParams, Params, ReporterEntry, RuleSetEntry,
+)
 from .errors import ZooError
 from .hookspecs import hookimpl
 from .metrics import MetricLogger
@@ -13,5 +15,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent", "AgentEntry", "EnvEntry", "FeatureEntry", "MetaControllerEntry", "MetricLogger", "NoParams",
-    "Params", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "__version__",
+    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "__version__",
 ]

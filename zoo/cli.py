@@ -138,6 +138,31 @@ def runs(
 
 
 @app.command()
+def report(
+    runs: list[Path] = typer.Argument(..., help="Run folders."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Folder for the report (default: RUN/report for one run)."),
+) -> None:
+    """Write figures and tables for runs, with the metrics of their environment's reporter."""
+    from datetime import datetime
+
+    from .report import open_runs, report as write_report
+
+    folders = open_runs(runs)
+    out = output or (folders[0].path / "report" if len(folders) == 1 else Path(f"report-{datetime.now():%Y%m%d-%H%M%S}"))
+    for path in write_report(get_registry(), folders, out):
+        typer.echo(str(path))
+
+
+@app.command()
+def compare(run_a: Path = typer.Argument(..., help="A run folder."), run_b: Path = typer.Argument(..., help="Another.")) -> None:
+    """Compare two runs of the same environment (one-sided U-tests and the reporter's own metrics)."""
+    from .report import compare as compare_runs, open_runs
+
+    a, b = open_runs([run_a, run_b])
+    typer.echo(compare_runs(get_registry(), a, b))
+
+
+@app.command()
 def plugins(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Show the loaded plugins, their versions, hooks and what they register."""
     registry = get_registry()

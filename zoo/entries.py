@@ -72,3 +72,16 @@ class RuleSetEntry(Entry):
     """A directory of GOHR rule files, addressable by ``<name>/<relative path>``."""
 
     path: Path | None = None
+
+
+@dataclass(frozen=True)
+class ReporterEntry(Entry):
+    """Reports on runs of some environments.
+
+    ``report(runs: list[RunFolder], out: Path) -> list[Path]`` writes figures and tables into ``out``;
+    ``compare(a: RunFolder, b: RunFolder) -> str``, when given, compares two runs for ``zoo compare``.
+    """
+
+    envs: tuple[str, ...] = ()
+    report: Callable[..., Any] | None = None
+    compare: Callable[..., Any] | None = None

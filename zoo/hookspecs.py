@@ -20,7 +20,7 @@ import pluggy
 if TYPE_CHECKING:
     import typer
 
-    from .entries import AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, RuleSetEntry
+    from .entries import AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, ReporterEntry, RuleSetEntry
 
 PROJECT = "zoo"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -62,6 +62,14 @@ def register_rule_sets(register: Callable[[RuleSetEntry], None]) -> None:
 @hookspec
 def register_features(register: Callable[[FeatureEntry], None]) -> None:
     """Contribute feature maps for linear agents: ``register(FeatureEntry(...))``."""
+
+
+@hookspec
+def register_reporters(register: Callable[[ReporterEntry], None]) -> None:
+    """Contribute reports for runs of given environments: ``register(ReporterEntry(...))``.
+
+    ``zoo report`` and ``zoo compare`` use the reporter whose ``envs`` names a run's environment.
+    """
 
 
 @hookspec

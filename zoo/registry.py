@@ -21,7 +21,7 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
-from .entries import AgentEntry, Entry, EnvEntry, FeatureEntry, MetaControllerEntry, RuleSetEntry
+from .entries import AgentEntry, Entry, EnvEntry, FeatureEntry, MetaControllerEntry, ReporterEntry, RuleSetEntry
 from .errors import ZooError, did_you_mean
 
 log = logging.getLogger("zoo")
@@ -35,6 +35,7 @@ KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "meta_controller": ("register_meta_controllers", MetaControllerEntry, "meta-controller"),
     "rule_set": ("register_rule_sets", RuleSetEntry, "rule set"),
     "feature": ("register_features", FeatureEntry, "feature map"),
+    "reporter": ("register_reporters", ReporterEntry, "reporter"),
 }
 
 

@@ -1,0 +1,165 @@
+"""``zoo report`` and ``zoo compare``: dispatch to the reporter of each run's environment.
+
+Plugins register reporters for their environments (GOHR's cumulative errors, Atari's normalised
+scores); runs of any other environment get the generic report here: returns per trial, learning
+curves with bootstrap bands, and U-tests between runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .entries import ReporterEntry
+from .errors import ZooError
+from .metrics import read_metrics
+from .registry import Registry
+from .stats import bootstrap_ci, one_sided_u_tests
+from .store import RunFolder, atomic_write_text
+
+FINAL_FRACTION = 0.1  # the final return of a trial: mean over its last 10% of episodes
+
+
+def reporter_for(registry: Registry, env: str) -> ReporterEntry | None:
+    """The registered reporter of an environment, if a plugin provides one."""
+    for entry in registry.entries["reporter"].values():
+        if env in entry.envs:
+            return entry
+    return None
+
+
+def open_runs(paths: list[Path]) -> list[RunFolder]:
+    folders = [RunFolder(Path(p)) for p in paths]
+    for folder in folders:
+        folder.manifest()  # a clear error for anything that is not a run folder
+    return folders
+
+
+def report(registry: Registry, runs: list[RunFolder], out: Path) -> list[Path]:
+    """Write the reports of `runs` into `out`, one group per environment; returns the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    groups: dict[str, list[RunFolder]] = {}
+    for run in runs:
+        groups.setdefault(run.manifest()["env"], []).append(run)
+    written: list[Path] = []
+    for env, group in sorted(groups.items()):
+        entry = reporter_for(registry, env)
+        target = out if len(groups) == 1 else out / env
+        target.mkdir(parents=True, exist_ok=True)
+        written += entry.report(group, target) if entry else generic_report(group, target)
+    return written
+
+
+def compare(registry: Registry, a: RunFolder, b: RunFolder) -> str:
+    """A text comparison of two runs of the same environment."""
+    env_a, env_b = a.manifest()["env"], b.manifest()["env"]
+    if env_a != env_b:
+        raise ZooError(f"cannot compare runs of different environments ({env_a} and {env_b})")
+    entry = reporter_for(registry, env_a)
+    if entry is not None and entry.compare is not None:
+        return entry.compare(a, b)
+    return generic_compare(a, b)
+
+
+def trial_returns(run: RunFolder) -> list[list[tuple[int, float]]]:
+    """Per trial, the (step, return) of each training episode."""
+    trials = []
+    for trial_dir in sorted((run.path / "trials").glob("[0-9]*")):
+        rows = read_metrics(trial_dir / "metrics.jsonl")
+        trials.append([(row["step"], row["episode_return"]) for row in rows if row.get("episode_return") is not None])
+    return trials
+
+
+def final_returns(run: RunFolder) -> np.ndarray:
+    """Each trial's mean return over its last 10% of episodes."""
+    finals = []
+    for episodes in trial_returns(run):
+        if episodes:
+            tail = max(1, int(len(episodes) * FINAL_FRACTION))
+            finals.append(float(np.mean([r for _, r in episodes[-tail:]])))
+    return np.array(finals)
+
+
+def _summary(run: RunFolder) -> dict[str, Any]:
+    manifest = run.manifest()
+    finals = final_returns(run)
+    evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((run.path / "trials").glob("*/result.json"))]
+    evals = [e for e in evals if e is not None]
+    row = {"run": manifest["id"], "env": manifest["env"], "agent": manifest["agent"], "status": manifest["status"],
+           "trials": len(finals), "final_return_median": float(np.median(finals)) if len(finals) else None,
+           "eval_mean": float(np.mean(evals)) if evals else None}
+    if len(finals) > 1:
+        low, high = bootstrap_ci(finals)
+        row["final_return_ci95"] = [float(low), float(high)]
+    return row
+
+
+def generic_report(runs: list[RunFolder], out: Path) -> list[Path]:
+    """A table of final and evaluation returns, and median learning curves with 95% bootstrap bands."""
+    rows = [_summary(run) for run in runs]
+    lines = ["| run | agent | trials | final return (median) | 95% CI | eval mean |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        ci = row.get("final_return_ci95")
+        lines.append(f"| {row['run']} | {row['agent']} | {row['trials']} | {_fmt(row['final_return_median'])} | "
+                     f"{f'{ci[0]:.2f} to {ci[1]:.2f}' if ci else '-'} | {_fmt(row['eval_mean'])} |")
+    table = out / "report.md"
+    atomic_write_text(table, "# Runs\n\n" + "\n".join(lines) + "\n")
+    summary = out / "summary.json"
+    atomic_write_text(summary, json.dumps(rows, indent=2) + "\n")
+    figure = out / "learning_curves.png"
+    _plot_curves(runs, figure)
+    return [table, summary, figure]
+
+
+def _plot_curves(runs: list[RunFolder], path: Path, points: int = 50) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for run in runs:
+        trials = [t for t in trial_returns(run) if t]
+        if not trials:
+            continue
+        end = min(t[-1][0] for t in trials)
+        grid = np.linspace(0, end, points)
+        curves = np.array([np.interp(grid, [s for s, _ in t], _running_mean([r for _, r in t])) for t in trials])
+        median = np.median(curves, axis=0)
+        ax.plot(grid, median, label=run.manifest()["id"])
+        if len(curves) > 1:
+            low, high = bootstrap_ci(curves, axis=0, resamples=2000)
+            ax.fill_between(grid, low, high, alpha=0.25)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("episode return (running mean, median over trials)")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _running_mean(values: list[float], window: int = 10) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    cumulative = np.cumsum(np.insert(values, 0, 0.0))
+    counts = np.minimum(np.arange(1, len(values) + 1), window)
+    return (cumulative[1:] - cumulative[np.maximum(0, np.arange(1, len(values) + 1) - window)]) / counts
+
+
+def generic_compare(a: RunFolder, b: RunFolder) -> str:
+    """One-sided U-tests between the final returns of the trials of two runs."""
+    fa, fb = final_returns(a), final_returns(b)
+    if len(fa) == 0 or len(fb) == 0:
+        raise ZooError("both runs need finished episodes to compare")
+    tests = one_sided_u_tests(fa, fb)
+    ida, idb = a.manifest()["id"], b.manifest()["id"]
+    return (f"{ida}: median final return {np.median(fa):.3f} over {len(fa)} trial(s)\n"
+            f"{idb}: median final return {np.median(fb):.3f} over {len(fb)} trial(s)\n"
+            f"Mann-Whitney U = {tests['u']:.1f}; p({ida} > {idb}) = {tests['p_greater']:.4g}; "
+            f"p({ida} < {idb}) = {tests['p_less']:.4g}")
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
