@@ -62,7 +62,7 @@ class MetaControllerEntry(Entry):
 
 @dataclass(frozen=True)
 class FeatureEntry(Entry):
-    """A feature map for linear agents: ``factory(params, env) -> feature map``."""
+    """A feature map for linear agents: ``factory(params, env) -> zoo.features.FeatureMap``."""
 
     factory: Callable[..., Any] | None = None
 
