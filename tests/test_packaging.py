@@ -1,0 +1,42 @@
+"""Packaging: every plugin folder is installed and registered, and the hooks page is current."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_plugin_folder_is_a_listed_package_with_an_entry_point():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    folders = {p.name for p in (ROOT / "plugins").iterdir() if (p / "__init__.py").exists()}
+    setuptools = project["tool"]["setuptools"]
+    assert folders <= set(setuptools["packages"])
+    assert {name: setuptools["package-dir"][name] for name in folders} == {name: f"plugins/{name}" for name in folders}
+    registered = {value.split(".")[0] for value in project["project"]["entry-points"]["zoo"].values()}
+    assert folders == registered
+    assert setuptools["package-dir"]["zoo_rules"] == "rules"
+
+
+def test_installed_entry_points_match_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    installed = {ep.name: ep.value for ep in metadata.entry_points(group="zoo") if ep.dist and ep.dist.name == "zoo-rl"}
+    assert installed == project["project"]["entry-points"]["zoo"]
+
+
+def test_torch_is_pinned_to_the_cpu_build():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "torch==2.13.0" in project["project"]["dependencies"]
+    assert "torch==2.13.0+cpu" in (ROOT / "constraints.txt").read_text()
+
+
+def test_hooks_page_is_generated_from_hookspecs():
+    spec = importlib.util.spec_from_file_location("gen_hooks_doc", ROOT / "scripts" / "gen_hooks_doc.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_hooks_doc"] = module
+    spec.loader.exec_module(module)
+    assert (ROOT / "docs" / "hooks.md").read_text() == module.render(), "run scripts/gen_hooks_doc.py"
