@@ -70,6 +70,18 @@ def test_the_layout_and_the_entry_point_match_the_files(package):
     assert f"src/{module.replace('.', '/')}.py" in written
 
 
+def test_every_hook_and_entry_type_is_taught():
+    import zoo
+    from zoo import hookspecs
+
+    text = DOC.read_text(encoding="utf-8")
+    hooks = [name for name in dir(hookspecs) if name.startswith("register_")]
+    entries = [name for name in zoo.__all__ if name.endswith("Entry")]
+    assert hooks and entries
+    assert [hook for hook in hooks if f"`{hook}(" not in text] == []
+    assert [entry for entry in entries if f"`zoo.{entry}`" not in text] == []
+
+
 def test_the_console_commands_work(package, site, zoo_cli_with):
     zoo = zoo_cli_with(site)
     outputs = {}
@@ -113,6 +125,7 @@ def test_the_yaml_specs_validate(importable):
     for text in specs:
         spec = load_spec_text(text, registry, source=DOC.name)
         assert (spec.env.type, spec.agent.type) == ("bandit", "epsilon-greedy")
+    assert {load_spec_text(text, registry).budget.unit for text in specs} == {"steps", "episodes"}
 
 
 def test_the_tests_it_teaches_pass(package, importable, tmp_path):
