@@ -17,7 +17,8 @@ class TrialContext:
     ``make_env(seed)`` builds a fresh environment of the spec's env block; agents that need several
     (vectorized actors, evaluation) call it once per copy with distinct seeds derived from ``seed``.
     ``budget`` is the trial's whole budget (``budget.unit``, ``budget.amount``), for schedules that run over it;
-    ``meta_controller(behavior_space, rng)`` builds the spec's meta-controller, when there is one.
+    ``meta_controller(behavior_space, rng)`` builds the spec's meta-controller, when there is one;
+    ``make_vector_env(num_envs, seed)`` builds the env's vector form, when its plugin registers one.
     """
 
     seed: int
@@ -29,6 +30,7 @@ class TrialContext:
     budget: Any
     meta_controller: Any = None
     torch_threads: int = 1
+    make_vector_env: Callable[[int, int | None], Any] | None = None
 
 
 class Agent(ABC):

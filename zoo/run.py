@@ -153,6 +153,8 @@ def _context(spec, registry, seed, trial, directory, tensorboard, resume_step) -
         make_env=lambda env_seed: env_entry.factory(spec.env, env_seed),
         logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
+        make_vector_env=(lambda n, env_seed: env_entry.vector_factory(spec.env, n, env_seed))
+        if env_entry.vector_factory is not None else None,
     )
 
 
