@@ -38,3 +38,15 @@ def test_index_filters_by_env_agent_and_status(tmp_path):
     (tmp_path / "index.sqlite").unlink()
     assert index.rebuild() == 3
     assert [r["id"] for r in index.query(env="gym", status="finished")] == ["b"]
+
+
+def test_an_index_of_another_schema_is_rebuilt_from_the_folders(tmp_path):
+    import sqlite3
+
+    create_run_folder(tmp_path / "a", {}, {"id": "a", "env": "gym", "agent": "ppo", "status": "finished"})
+    (tmp_path / "index.sqlite").unlink()
+    with sqlite3.connect(tmp_path / "index.sqlite") as old:
+        old.execute("CREATE TABLE runs (path TEXT PRIMARY KEY, id TEXT)")
+        old.execute("INSERT INTO runs VALUES ('/elsewhere', 'ghost')")
+    create_run_folder(tmp_path / "b", {}, {"id": "b", "env": "gym", "agent": "dqn", "status": "created"})
+    assert [r["id"] for r in RunIndex(tmp_path).query()] == ["a", "b"]

@@ -117,23 +117,40 @@ class RunIndex:
     def __init__(self, runs_dir: Path):
         self.path = Path(runs_dir) / INDEX
 
+    COLUMNS = ("path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated")
+
     def _connect(self) -> sqlite3.Connection:
+        """Open the index; an index written by another version of zoo is rebuilt from the run folders."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=30)
+        columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
+        if columns and columns != self.COLUMNS:
+            with connection:
+                connection.execute("DROP TABLE runs")
+            self._create(connection)
+            self._reindex(connection)
+        self._create(connection)
+        return connection
+
+    @staticmethod
+    def _create(connection: sqlite3.Connection) -> None:
         connection.execute(
             "CREATE TABLE IF NOT EXISTS runs (path TEXT PRIMARY KEY, id TEXT, name TEXT, env TEXT,"
             " agent TEXT, status TEXT, trials INTEGER, steps INTEGER, unit TEXT, created TEXT, updated TEXT)"
         )
-        return connection
 
     def record(self, run_path: Path, manifest: dict[str, Any]) -> None:
+        with closing(self._connect()) as connection, connection:
+            self._insert(connection, run_path, manifest)
+
+    @staticmethod
+    def _insert(connection: sqlite3.Connection, run_path: Path, manifest: dict[str, Any]) -> None:
         row = (
             str(Path(run_path).resolve()), manifest.get("id"), manifest.get("name"), manifest.get("env"),
             manifest.get("agent"), manifest.get("status"), manifest.get("trials"), manifest.get("steps"),
             manifest.get("unit", "steps"), manifest.get("created"), manifest.get("updated", manifest.get("created")),
         )
-        with closing(self._connect()) as connection, connection:
-            connection.execute("INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
+        connection.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
 
     def query(self, env: str | None = None, agent: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         clauses, values = [], []
@@ -151,15 +168,19 @@ class RunIndex:
 
     def rebuild(self) -> int:
         """Re-index every run folder below the runs directory; returns how many were found."""
-        found = 0
         with closing(self._connect()) as connection, connection:
             connection.execute("DELETE FROM runs")
+            return self._reindex(connection)
+
+    def _reindex(self, connection: sqlite3.Connection) -> int:
+        found = 0
         for manifest_path in sorted(self.path.parent.glob(f"*/{MANIFEST}")):
             try:
-                self.record(manifest_path.parent, read_json(manifest_path))
+                self._insert(connection, manifest_path.parent, read_json(manifest_path))
                 found += 1
             except (OSError, json.JSONDecodeError):
                 continue
+        connection.commit()
         return found
 
 
