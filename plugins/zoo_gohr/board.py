@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random as _pyrandom
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .javarandom import JavaRandom
 
@@ -32,6 +32,10 @@ def remotest(x: int, y: int) -> int:
     return nearby(N + 1 - x, N + 1 - y)
 
 
+_GEOMETRY = [None] + [(x, y, nearby(x, y), remotest(x, y)) for y in range(1, N + 1) for x in range(1, N + 1)]
+_PLAIN: dict = {}  # (shape, color) -> (props, sorted props) shared by Piece.plain pieces
+
+
 def _prop_value(v):
     """Property values that look like integers are integers (as in the reference server)."""
     if isinstance(v, str):
@@ -41,34 +45,48 @@ def _prop_value(v):
     return v
 
 
-@dataclass(eq=False)
 class Piece:
     """A game piece. S+C pieces have ``shape`` and ``color`` (upper-case); IPB pieces have
-    ``image`` and arbitrary ``props``. ``props`` always holds every property the rules see."""
-    id: int
-    x: int
-    y: int
-    shape: str | None = None
-    color: str | None = None
-    image: str | None = None
-    props: dict = field(default_factory=dict)
+    ``image`` and arbitrary ``props``. ``props`` always holds every property the rules see; treat
+    it as read-only (pieces made by :meth:`plain` share it)."""
+    __slots__ = ("id", "x", "y", "shape", "color", "image", "props", "pos", "nearby", "remotest", "key")
 
-    def __post_init__(self):
-        if self.image is None:  # S+C names are case-insensitive pseudo-enums, stored upper-case
-            self.shape = None if self.shape is None else str(self.shape).upper()
-            self.color = None if self.color is None else str(self.color).upper()
-        props = {k: _prop_value(v) for k, v in self.props.items()}
-        if self.image is None:
-            props.update(shape=self.shape, color=self.color)
+    def __init__(self, id, x: int, y: int, shape: str | None = None, color: str | None = None,
+                 image: str | None = None, props: dict | None = None):
+        if image is None:  # S+C names are case-insensitive pseudo-enums, stored upper-case
+            shape = None if shape is None else str(shape).upper()
+            color = None if color is None else str(color).upper()
+        props = {k: _prop_value(v) for k, v in (props or {}).items()}
+        if image is None:
+            props.update(shape=shape, color=color)
         else:
-            for k, v in (("shape", self.shape), ("color", self.color)):
+            for k, v in (("shape", shape), ("color", color)):
                 if v is not None:
                     props.setdefault(k, v)
+        self.id, self.x, self.y, self.shape, self.color, self.image = id, x, y, shape, color, image
         self.props = {k: v for k, v in props.items() if v is not None}
-        self.pos = cell(self.x, self.y)
-        self.nearby = nearby(self.x, self.y)
-        self.remotest = remotest(self.x, self.y)
-        self.key = (self.pos, self.image, tuple(sorted(self.props.items(), key=str)))
+        self.pos = cell(x, y)
+        self.nearby = nearby(x, y)
+        self.remotest = remotest(x, y)
+        self.key = (self.pos, image, tuple(sorted(self.props.items(), key=str)))
+
+    @classmethod
+    def plain(cls, id, pos: int, shape: str, color: str) -> "Piece":
+        """The piece ``Piece(id, *xy(pos), shape, color)`` for upper-case names, built from cached parts
+        (the generator makes one per piece of every board)."""
+        parts = _PLAIN.get((shape, color))
+        if parts is None:
+            parts = _PLAIN[shape, color] = ({"shape": shape, "color": color}, (("color", color), ("shape", shape)))
+        p = object.__new__(cls)
+        p.id, p.shape, p.color, p.image, p.pos = id, shape, color, None, pos
+        p.x, p.y, p.nearby, p.remotest = _GEOMETRY[pos]
+        p.props = parts[0]
+        p.key = (pos, None, parts[1])
+        return p
+
+    def __repr__(self) -> str:
+        what = f"image={self.image!r}, props={self.props!r}" if self.image else f"{self.shape}, {self.color}"
+        return f"Piece({self.id!r}, {self.x}, {self.y}, {what})"
 
     @property
     def is_ipb(self) -> bool:
@@ -131,7 +149,7 @@ def _subset_permuted(rng: JavaRandom, n: int, k: int) -> list[int]:
     if k > n:
         raise ValueError(f"cannot choose {k} distinct items out of {n}")
     pool = list(range(n))
-    return [pool.pop(rng.next_int(len(pool))) for _ in range(k)]
+    return [pool.pop(i) for i in rng.next_ints(range(n, n - k, -1))]
 
 
 def _subset_ordered(rng: JavaRandom, n: int, k: int) -> list[int]:
@@ -141,8 +159,8 @@ def _subset_ordered(rng: JavaRandom, n: int, k: int) -> list[int]:
 def _designate(rng: JavaRandom, m: int, k: int, values: tuple) -> list:
     """One property for m pieces using exactly k distinct values (k = 0: independent draws)."""
     if k == 0:
-        return [values[rng.next_int(len(values))] for _ in range(m)]
-    r = [rng.next_int(k) for _ in range(m)]
+        return [values[i] for i in rng.next_ints([len(values)] * m)]
+    r = rng.next_ints([k] * m)
     for i, j in enumerate(_subset_permuted(rng, m, k)):
         r[j] = i
     use = _subset_ordered(rng, len(values), k)
@@ -175,7 +193,7 @@ class BoardGenerator:
 
     def _cells(self, n: int) -> list[int]:
         if self.crowded:
-            return sorted(self.rng.next_int(36) + 1 for _ in range(n))
+            return sorted(c + 1 for c in self.rng.next_ints([36] * n))
         return [c + 1 for c in _subset_ordered(self.rng, 36, n)]
 
     def next_board(self) -> Board:
@@ -184,7 +202,7 @@ class BoardGenerator:
         if self.images is not None:
             cells = self._cells(n)
             keys = self.images
-            picks = [keys[rng.next_int(len(keys))] for _ in range(n)]
+            picks = [keys[k] for k in rng.next_ints([len(keys)] * n)]
             return Board([Piece(i, *xy(c), image=img, props=dict(props))
                           for i, (c, (img, props)) in enumerate(zip(cells, picks))])
         ns = _in_range(rng, *self.nshapes)
@@ -194,6 +212,7 @@ class BoardGenerator:
         cells = self._cells(n)
         shapes = _designate(rng, n, ns, self.shapes)
         colors = _designate(rng, n, nc, self.colors)
-        return Board([Piece(i, *xy(c), shapes[i], colors[i]) for i, c in enumerate(cells)])
+        return Board([Piece.plain(i, pos, shape, color)
+                      for i, (pos, shape, color) in enumerate(zip(cells, shapes, colors))])
 
 

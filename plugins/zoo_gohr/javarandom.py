@@ -18,12 +18,24 @@ class JavaRandom:
 
     def next_int(self, bound: int) -> int:
         """``Random.nextInt(bound)``: uniform in [0, bound)."""
-        if bound <= 0:
-            raise ValueError("bound must be positive")
-        if bound & (bound - 1) == 0:
-            return (bound * self.next_bits(31)) >> 31
-        while True:
-            bits = self.next_bits(31)
+        return self.next_ints((bound,))[0]
+
+    def next_ints(self, bounds) -> list[int]:
+        """``[nextInt(b) for b in bounds]``, in one loop: the generator draws a whole board at once."""
+        seed, out = self._seed, []
+        for bound in bounds:
+            if bound <= 0:
+                raise ValueError("bound must be positive")
+            seed = (seed * _MULT + 0xB) & _MASK
+            bits = seed >> 17                               # next(31), never negative
+            if bound & (bound - 1) == 0:
+                out.append((bound * bits) >> 31)
+                continue
             val = bits % bound
-            if bits - val + (bound - 1) < 1 << 31:
-                return val
+            while bits - val + (bound - 1) >= 1 << 31:     # Java's rejection of the biased tail
+                seed = (seed * _MULT + 0xB) & _MASK
+                bits = seed >> 17
+                val = bits % bound
+            out.append(val)
+        self._seed = seed
+        return out
