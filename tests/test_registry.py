@@ -8,7 +8,7 @@ from importlib import metadata
 
 import pytest
 
-from zoo import AgentEntry, EnvEntry, Params, hookimpl
+from zoo import EnvEntry, Params, hookimpl
 from zoo.errors import ZooError
 from zoo.registry import Registry
 

@@ -63,7 +63,7 @@ def _check_depth(node: yaml.Node, depth: int = 0) -> None:
     if depth > MAX_DEPTH:
         raise yaml.MarkedYAMLError(None, None, f"nested deeper than {MAX_DEPTH} levels", node.start_mark)
     if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
+        for _, value in node.value:
             _check_depth(value, depth + 1)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
