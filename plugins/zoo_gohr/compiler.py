@@ -7,6 +7,8 @@ and only the rest run per piece or per (piece, bucket).
 """
 from __future__ import annotations
 
+from functools import reduce
+
 from .expressions import BUCKET, MEM, PIECE, CExpr, bucket_mask, compile_expr
 from .orders import BUILTIN_ORDERS, group_masks
 from .syntax import Atom, Const, Range
@@ -116,6 +118,11 @@ class CAtom:
         return not (self.orders or self.postpos or self.mem_tests or self.mem_bucket is not None
                     or self.dynamic)
 
+    @property
+    def plain(self) -> bool:
+        """Table-driven and without a counter: its static mask is all there is to it."""
+        return self.count < 0 and self.table_driven
+
     @staticmethod
     def _level(deps, static, mem, piece, per_bucket):
         if deps & BUCKET:
@@ -135,13 +142,18 @@ class CAtom:
 
 
 class CLine:
-    __slots__ = ("count", "counts", "atoms", "all_metered")
+    """A rule line. Its *plain* atoms (table-driven, no counter) act as one: ``plain_col`` is the
+    column of their merged static masks (None if the line has none); ``others`` lists the rest as
+    (index in the line, atom)."""
+    __slots__ = ("count", "counts", "atoms", "all_metered", "plain_col", "others")
 
     def __init__(self, count: int | None, atoms: list[CAtom]):
         self.count = -1 if count is None else count
         self.atoms = tuple(atoms)
         self.counts = tuple(a.count for a in atoms)
         self.all_metered = all(c >= 0 for c in self.counts)
+        self.others = tuple((i, a) for i, a in enumerate(atoms) if not a.plain)
+        self.plain_col = None
 
 
 class CompiledRules:
@@ -160,16 +172,29 @@ class CompiledRules:
                 self.atoms.append(ca)
                 catoms.append(ca)
             self.lines.append(CLine(rl.count, catoms))
+        self._merged: list[tuple[int, ...]] = []  # atom uids of each merged column after the atoms' own
+        for line in self.lines:
+            uids = tuple(a.uid for a in line.atoms if a.plain)
+            if len(uids) == 1:
+                line.plain_col = uids[0]
+            elif uids:
+                line.plain_col = len(self.atoms) + len(self._merged)
+                self._merged.append(uids)
         self._cache: dict = {}
         self.uses_memory = any(a.mem_tests or a.mem_bucket is not None or a.dynamic for a in self.atoms)
 
-    def static_masks(self, piece) -> tuple[int, ...]:
-        """Per-atom 4-bit masks of everything about ``piece`` that never changes."""
+    def columns(self, piece) -> tuple[int, ...]:
+        """The static masks of ``piece``: one per atom (by uid), then the merged ones of the lines."""
         m = self._cache.get(piece.key)
         if m is None:
             env = _Env(piece)
-            m = self._cache[piece.key] = tuple(a.static_mask(env) for a in self.atoms)
+            m = tuple(a.static_mask(env) for a in self.atoms)
+            m = self._cache[piece.key] = m + tuple(reduce(int.__or__, (m[u] for u in uids)) for uids in self._merged)
         return m
+
+    def static_masks(self, piece) -> tuple[int, ...]:
+        """Per-atom 4-bit masks of everything about ``piece`` that never changes."""
+        return self.columns(piece)[:len(self.atoms)]
 
     def static_table(self, shapes, colors):
         """``uint8[atom uid, shape, color, pos]`` of static masks for S+C pieces (pos 1..36, index 0

@@ -63,14 +63,15 @@ class Game:
         for p in pieces:
             self._cells[p.pos] += 1
             self._occ |= 1 << p.pos
-        # per atom uid, the static masks of every slot (zeroed when a piece leaves)
-        self._cols = [list(col) for col in zip(*(cr.static_masks(p) for p in pieces))] if n else []
+        # per column of cr.columns (atom uids, then merged plain atoms), the static masks of every
+        # slot (zeroed when a piece leaves)
+        self._cols = [list(col) for col in zip(*map(cr.columns, pieces))] if n else []
         self._mem = Memory()
         self._env = _Env(mem=self._mem)
         self.attempts = 0
         self.finish = Finish.NO
         self._hint = [0] * n
-        self._acc: list = []
+        self._acc: list = []  # (index in line, masks) of the active line's counted atoms
         self._L = 0
         self._line = None
         self._cnt: list[int] = []
@@ -118,8 +119,8 @@ class Game:
 
     def _accept(self, j: int, b: int) -> None:
         cnt = self._cnt
-        for i, masks in enumerate(self._acc):
-            if masks is not None and (masks[j] >> b) & 1 and cnt[i] > 0:
+        for i, masks in self._acc:
+            if (masks[j] >> b) & 1:
                 cnt[i] -= 1
         if self._gcnt > 0:
             self._gcnt -= 1
@@ -176,75 +177,78 @@ class Game:
 
     def _compute(self) -> bool:
         """Build the acceptance map of the active line; returns whether any piece is movable."""
-        pieces, cols, alive, env = self._pieces, self._cols, self._alive, self._env
-        orders, occ = self._orders, self._occ
-        hint = None
+        line, cnt = self._line, self._cnt
+        hint = None if line.plain_col is None else self._cols[line.plain_col]
         acc = []
-        elig: dict[str, int] = {}
-        cnt = self._cnt
-        for i, a in enumerate(self._line.atoms):
+        elig: dict[str, int] = {}  # order eligibility, shared by the line's atoms
+        for i, a in line.others:
             if cnt[i] == 0:
-                acc.append(None)
                 continue
-            col = cols[a.uid]
-            pre = 15
-            if a.mem_tests or a.mem_bucket is not None:
-                env.piece = env.b = None
-                for t in a.mem_tests:
-                    if not t(env):
-                        pre = 0
-                        break
-                if pre and a.mem_bucket is not None:
-                    pre &= bucket_mask(a.mem_bucket(env))
-                if not pre:
-                    acc.append(None)
-                    continue
-            if a.table_driven:
-                masks = col if pre == 15 else [m & pre for m in col]
-            else:
-                masks = [0] * len(col)
-                for j in alive:
-                    m = col[j] & pre
-                    if not m:
-                        continue
-                    p = pieces[j]
-                    if a.orders:
-                        bit = 1 << p.pos
-                        for cells, names in a.orders:
-                            if cells & bit:
-                                continue
-                            for nm in names:
-                                e = elig.get(nm)
-                                if e is None:
-                                    e = elig[nm] = eligible(orders[nm], occ)
-                                if e & bit:
-                                    break
-                            else:
-                                m = 0
-                                break
-                        if not m:
-                            continue
-                    if a.dynamic:
-                        env.piece = p
-                        for t in a.piece_tests:
-                            if not t(env):
-                                m = 0
-                                break
-                        if m and a.piece_bucket is not None:
-                            m &= bucket_mask(a.piece_bucket(env))
-                        if m and a.per_bucket:
-                            m = self._per_bucket(a, m)
-                    masks[j] = m
-                if a.postpos is not None:
-                    self._apply_postpos(a.postpos, masks)
-            acc.append(masks)
+            masks = self._atom_masks(a, elig)
+            if masks is None:
+                continue
+            if cnt[i] > 0:
+                acc.append((i, masks))
             hint = masks if hint is None else list(map(int.__or__, hint, masks))
         self._acc = acc
         if hint is None:
-            self._hint = [0] * len(pieces)
+            self._hint = [0] * len(self._pieces)
             return False
         self._hint = hint
         return any(hint)
+
+    def _atom_masks(self, a, elig: dict[str, int]) -> list[int] | None:
+        """The buckets atom ``a`` accepts for every slot; None if its memory tests rule it out."""
+        pieces, col, env = self._pieces, self._cols[a.uid], self._env
+        pre = 15
+        if a.mem_tests or a.mem_bucket is not None:
+            env.piece = env.b = None
+            for t in a.mem_tests:
+                if not t(env):
+                    return None
+            if a.mem_bucket is not None:
+                pre &= bucket_mask(a.mem_bucket(env))
+            if not pre:
+                return None
+        if a.table_driven:
+            return col if pre == 15 else [m & pre for m in col]
+        orders, occ = self._orders, self._occ
+        masks = [0] * len(col)
+        for j in self._alive:
+            m = col[j] & pre
+            if not m:
+                continue
+            p = pieces[j]
+            if a.orders:
+                bit = 1 << p.pos
+                for cells, names in a.orders:
+                    if cells & bit:
+                        continue
+                    for nm in names:
+                        e = elig.get(nm)
+                        if e is None:
+                            e = elig[nm] = eligible(orders[nm], occ)
+                        if e & bit:
+                            break
+                    else:
+                        m = 0
+                        break
+                if not m:
+                    continue
+            if a.dynamic:
+                env.piece = p
+                for t in a.piece_tests:
+                    if not t(env):
+                        m = 0
+                        break
+                if m and a.piece_bucket is not None:
+                    m &= bucket_mask(a.piece_bucket(env))
+                if m and a.per_bucket:
+                    m = self._per_bucket(a, m)
+            masks[j] = m
+        if a.postpos is not None:
+            self._apply_postpos(a.postpos, masks)
+        return masks
 
     def _per_bucket(self, a, m: int) -> int:
         env = self._env
@@ -319,7 +323,7 @@ class Game:
         g._mem = self._mem.copy()
         g._env = _Env(mem=g._mem)
         g._hint = list(self._hint)
-        g._acc = [None if m is None else list(m) for m in self._acc]
+        g._acc = [(i, list(m)) for i, m in self._acc]
         g._cols = [list(c) for c in self._cols]
         g._cnt = list(self._cnt)
         return g
