@@ -139,6 +139,10 @@ class GohrEnv(gymnasium.Env):
         """True for the actions that address an occupied cell."""
         return self._mask.copy()
 
+    def observation(self) -> np.ndarray:
+        """The current observation (a copy), for feature maps that read the state between steps."""
+        return self._obs.copy()
+
     def _info(self, result) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self._mask.copy(), "finish": int(self.game.finish)}
         if result is not None:

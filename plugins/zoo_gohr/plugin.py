@@ -107,6 +107,13 @@ def register_envs(register):
 
 
 @hookimpl
+def register_features(register):
+    from .features import FEATURE_ENTRY
+
+    register(FEATURE_ENTRY)
+
+
+@hookimpl
 def register_rule_sets(register):
     from .rulesets import shipped_rule_sets
 

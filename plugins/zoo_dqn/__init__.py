@@ -1,0 +1,1 @@
+"""The GOHR paper's linear DQN (appendix A.1.2), trained many trials at once."""

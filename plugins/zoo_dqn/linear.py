@@ -1,0 +1,76 @@
+"""Linear Q-functions of many trials at once, on the factored GOHR features, with per-trial Adam.
+
+Row t of ``theta`` is trial t's parameter vector; its last column is the padding index of the
+feature table and stays 0. Every operation acts on each row alone, so a trial's numbers do not
+depend on which trials share its batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class LinearQ:
+    """theta (trials, size + 1), a target copy, and Adam moments; phi rows come from `table`."""
+
+    def __init__(self, trials: int, table: np.ndarray, *, lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
+        self.table = table  # [last, type, bucket] -> padded indices of the ones
+        self.width = int(table.max()) + 1
+        self.theta = np.zeros((trials, self.width))
+        self.target = np.zeros_like(self.theta)
+        self.m = np.zeros_like(self.theta)
+        self.v = np.zeros_like(self.theta)
+        self.updates = np.zeros(trials, np.int64)
+        self.lr, self.betas, self.eps = lr, betas, eps
+        self._target_max = np.zeros((trials, *table.shape[:2]))  # max over buckets of Q_target
+
+    def q_actions(self, rows: np.ndarray, types: np.ndarray, last: np.ndarray) -> np.ndarray:
+        """(len(rows), 144) Q-values of every action of each trial's state."""
+        idx = self.table[last[:, None], types].reshape(len(rows), -1)  # (n, 36*4*18)
+        q = np.take_along_axis(self.theta[rows], idx, axis=1)
+        return q.reshape(len(rows), -1, self.table.shape[-1]).sum(-1)
+
+    def q_taken(self, rows: np.ndarray, last: np.ndarray, kind: np.ndarray, bucket: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Q of stored (last, piece type, bucket) triples (n, B), and their feature indices (n, B, 18)."""
+        idx = self.table[last, kind, bucket]
+        q = np.take_along_axis(self.theta[rows], idx.reshape(len(rows), -1), axis=1)
+        return q.reshape(idx.shape).sum(-1), idx
+
+    def refresh_target(self, rows: np.ndarray) -> None:
+        """Copy theta into the target of `rows`, and tabulate max_b Q_target by (last, piece type)."""
+        self.target[rows] = self.theta[rows]
+        self._tabulate(rows)
+
+    def _tabulate(self, rows: np.ndarray) -> None:
+        values = self.target[rows][:, self.table.reshape(-1)].reshape(len(rows), *self.table.shape).sum(-1)
+        self._target_max[rows] = values.max(-1)
+
+    def target_max(self, rows: np.ndarray, last: np.ndarray, types: np.ndarray, occupied_only: bool) -> np.ndarray:
+        """max over actions of Q_target at next states given as (last (n, B), cell types (n, B, 36))."""
+        best = self._target_max[rows[:, None, None], last[..., None], types]  # (n, B, 36)
+        if occupied_only:
+            empty = types == self.table.shape[1] - 1
+            best = np.where(empty & ~empty.all(-1, keepdims=True), -np.inf, best)
+        return best.max(-1)
+
+    def step(self, rows: np.ndarray, idx: np.ndarray, dq: np.ndarray) -> None:
+        """One Adam step of each trial in `rows` along sum_j dq[j] * phi_j (the loss gradient)."""
+        n, width = len(rows), self.width
+        flat = (np.arange(n)[:, None, None] * width + idx).ravel()
+        grad = np.bincount(flat, weights=np.repeat(dq.ravel(), idx.shape[-1]), minlength=n * width).reshape(n, width)
+        grad[:, -1] = 0.0
+        b1, b2 = self.betas
+        self.updates[rows] += 1
+        k = self.updates[rows][:, None]
+        m = self.m[rows] * b1 + (1 - b1) * grad
+        v = self.v[rows] * b2 + (1 - b2) * grad * grad
+        self.m[rows], self.v[rows] = m, v
+        self.theta[rows] -= self.lr * (m / (1 - b1 ** k)) / (np.sqrt(v / (1 - b2 ** k)) + self.eps)
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {"theta": self.theta, "target": self.target, "m": self.m, "v": self.v, "updates": self.updates}
+
+    def load(self, arrays) -> None:
+        for name in ("theta", "target", "m", "v", "updates"):
+            getattr(self, name)[...] = arrays[name]
+        self._tabulate(np.arange(len(self.theta)))

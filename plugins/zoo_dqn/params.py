@@ -1,0 +1,44 @@
+"""Params of the linear DQN: the paper's values, and the authors' configuration where the paper is silent."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from zoo import Params
+
+
+class LinearDQNParams(Params):
+    """Q(s, a) = theta . phi(s, a) over the paper's GOHR features (Algorithm 1).
+
+    From the paper: replay 1000, batch 128, epsilon 0.001 + 0.899 exp(-moves/200), squared loss,
+    theta and the target initialised to 0, uniform exploration over all 144 actions. From the
+    authors' configuration (the paper is silent): gamma 1, Adam with lr 0.01, target period 200.
+    The period's unit is uncertain: Algorithm 1 refreshes the target after each block of M episodes
+    (the default here); the authors' later code counted moves (``target_unit: moves``).
+    """
+
+    features: Literal["gohr-paper"] = Field(default="gohr-paper", description="the feature map (its factored form is required)")
+    gamma: float = Field(default=1.0, ge=0.0, le=1.0)
+    lr: float = Field(default=0.01, gt=0.0, le=10.0, description="Adam step size")
+    adam_betas: tuple[float, float] = (0.9, 0.999)
+    adam_eps: float = Field(default=1e-8, gt=0.0)
+    loss: Literal["mse", "huber"] = Field(default="mse", description="the paper prints the squared loss; huber is SmoothL1")
+    replay_size: int = Field(default=1000, ge=1, le=10_000_000)
+    batch_size: int = Field(default=128, ge=1, le=100_000)
+    learning_starts: int | None = Field(default=None, ge=1, description="moves in the replay before updates (default: batch_size)")
+    eps_start: float = Field(default=0.9, ge=0.0, le=1.0)
+    eps_end: float = Field(default=0.001, ge=0.0, le=1.0)
+    eps_decay: float = Field(default=200.0, gt=0.0, description="moves; epsilon = end + (start - end) exp(-moves / decay)")
+    target_period: int = Field(default=200, ge=1)
+    target_unit: Literal["episodes", "moves"] = "episodes"
+    mask_actions: bool = Field(default=False, description="explore and act only on occupied cells")
+
+    @model_validator(mode="after")
+    def _starts_after_a_batch(self):
+        if self.learning_starts is not None and self.learning_starts < self.batch_size:
+            raise ValueError(f"learning_starts ({self.learning_starts}) is below batch_size ({self.batch_size})")
+        if self.batch_size > self.replay_size:
+            raise ValueError(f"batch_size ({self.batch_size}) exceeds replay_size ({self.replay_size})")
+        return self

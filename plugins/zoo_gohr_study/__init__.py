@@ -1,0 +1,1 @@
+"""GOHR difficulty studies: cumulative-error reports, rule rankings and multi-run studies."""

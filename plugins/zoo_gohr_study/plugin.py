@@ -1,0 +1,1 @@
+"""The zoo plugin of GOHR difficulty studies."""
