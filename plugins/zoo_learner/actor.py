@@ -1,0 +1,115 @@
+"""Actors: a vector of environments stepped with a stale copy of the network and a per-episode behavior."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from .behavior import Choice, MetaController
+from .sequences import SequenceWriter
+
+#: (adv (n, heads, A), value (n, heads), behavior (n, k)) -> log behavior probabilities (n, A)
+BehaviorPolicy = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+@dataclass
+class Episode:
+    """A finished episode: which env slot, its behavior, raw undiscounted return and length."""
+
+    env: int
+    choice: Choice
+    episode_return: float
+    length: int
+
+
+class VectorActor:
+    """Steps a gymnasium vector env (NEXT_STEP autoreset) and writes sequences into `sink`.
+
+    Each env slot acts for a whole episode with the behavior its meta-controller chose at the
+    episode's start (`controllers` has one entry per env, or a single shared one) and reports the
+    raw return when it ends. Its network is a copy that pulls from `pull()` every `pull_every`
+    vector steps, so the behavior lags the learner as in the papers. The step after an episode
+    ends feeds the final observation through the network: that row is the sequence's bootstrap row.
+    """
+
+    def __init__(self, envs, net: torch.nn.Module, policy: BehaviorPolicy, controllers: Sequence[MetaController],
+                 sink: Callable[[dict], None], *, burn_in: int, length: int, pull: Callable[[], tuple[int, dict]],
+                 pull_every: int, generator: torch.Generator):
+        self.envs, self.net, self.policy, self.sink = envs, net, policy, sink
+        self.num_envs = envs.num_envs
+        if len(controllers) not in (1, self.num_envs):
+            raise ValueError(f"{len(controllers)} meta-controllers for {self.num_envs} envs: give one or one per env")
+        self.controllers = list(controllers)
+        self.pull, self.pull_every, self.generator = pull, pull_every, generator
+        space = envs.single_observation_space
+        self.writer = SequenceWriter(self.num_envs, space.shape, space.dtype, int(envs.single_action_space.n),
+                                     net.state_size, burn_in, length)
+        self.version = -1
+        self.vector_steps = 0
+
+    def controller(self, env: int) -> MetaController:
+        return self.controllers[env if len(self.controllers) > 1 else 0]
+
+    def reset(self, seed: int) -> None:
+        """Start every env on a fresh episode (also after a resume: episodes in flight are not saved)."""
+        self.obs, _ = self.envs.reset(seed=seed)
+        self.state = self.net.initial_state(self.num_envs)
+        self.choices = [self.controller(i).sample() for i in range(self.num_envs)]
+        self.returns = np.zeros(self.num_envs)
+        self.lengths = np.zeros(self.num_envs, np.int64)
+        self.ended = np.zeros(self.num_envs, bool)
+        for i in range(self.num_envs):
+            self.writer.restart(i)
+        self._sync(force=True)
+
+    def _sync(self, force: bool = False) -> None:
+        if force or self.vector_steps % self.pull_every == 0:
+            version, params = self.pull()
+            if version != self.version:
+                self.net.load_state_dict(params)
+                self.version = version
+
+    def behavior(self) -> torch.Tensor:
+        return torch.as_tensor(np.stack([c.value for c in self.choices]), dtype=torch.float32)
+
+    def run(self, vector_steps: int) -> tuple[int, list[Episode]]:
+        """Step every env `vector_steps` times; returns (real transitions made, episodes finished)."""
+        envs = np.arange(self.num_envs)
+        transitions, finished = 0, []
+        for _ in range(vector_steps):
+            with torch.no_grad():
+                (adv, value), next_state = self.net.step(torch.as_tensor(self.obs), self.state)
+                log_mu = self.policy(adv, value, self.behavior())
+                actions = torch.multinomial(log_mu.exp(), 1, generator=self.generator).squeeze(1)
+            actions = actions.numpy()
+            full = self.writer.write(envs, self.obs, actions, log_mu.exp().numpy(), self.state.numpy())
+            resetting = self.ended.copy()
+            for i in np.union1d(full, np.flatnonzero(resetting)):
+                self.sink(self.writer.emit(i, self.choices[i].value, self.choices[i].arm))
+                if resetting[i]:
+                    finished.append(self._end_episode(i))
+                    next_state[i] = 0.0
+                else:
+                    self.writer.roll(i)
+            self.state = next_state
+            self.obs, reward, terminated, truncated, _ = self.envs.step(actions)
+            live = ~resetting
+            self.writer.set_outcome(envs[live], reward[live], terminated[live])
+            self.returns[live] += reward[live]
+            self.lengths[live] += 1
+            self.ended = live & (terminated | truncated)
+            transitions += int(live.sum())
+            self.vector_steps += 1
+            self._sync()
+        return transitions, finished
+
+    def _end_episode(self, i: int) -> Episode:
+        episode = Episode(int(i), self.choices[i], float(self.returns[i]), int(self.lengths[i]))
+        self.controller(i).update(episode.choice, episode.episode_return)
+        self.choices[i] = self.controller(i).sample()
+        self.returns[i], self.lengths[i] = 0.0, 0
+        self.writer.restart(i)
+        return episode

@@ -1,0 +1,158 @@
+"""A zoo Agent on the substrate: budgets, metrics, evaluation and checkpoints around a LocalSystem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import torch
+
+from zoo import Agent, TrialContext, ZooError
+
+from .behavior import BehaviorSpace, MetaController
+from .builder import AgentBuilder, LocalSystem, SubstrateParams
+from .state import generator_state, read_json, set_generator_state, write_json
+
+#: (behavior space, numpy Generator) -> meta-controller
+ControllerFactory = Callable[[BehaviorSpace, np.random.Generator], MetaController]
+
+
+def default_controller(name: str, **params) -> ControllerFactory:
+    """A registered meta-controller by name with the given params, for agents whose spec has no meta_controller block."""
+    def make(space: BehaviorSpace, rng: np.random.Generator) -> MetaController:
+        from zoo.registry import get_registry
+
+        entry = get_registry().get("meta_controller", name)
+        return entry.factory(entry.params(**params), space, rng)
+
+    return make
+
+
+def vector_env(context: TrialContext, num_envs: int, seed: int):
+    """The env's own vector form when it has one, else a SyncVectorEnv of single envs (both NEXT_STEP autoreset)."""
+    if context.make_vector_env is not None:
+        return context.make_vector_env(num_envs, seed)
+    import gymnasium
+
+    return gymnasium.vector.SyncVectorEnv([lambda i=i: context.make_env(seed + i) for i in range(num_envs)])
+
+
+class SubstrateAgent(Agent):
+    """Trains an AgentBuilder's agent with vectorized actors in one process.
+
+    Checkpoints hold the learner, actor and server weights, the optimizer, the replay's sequences,
+    every meta-controller (random state included), the random states of action sampling and replay
+    sampling, and the counters. Episodes in flight are not saved: after a resume every env starts
+    a new episode (with a seed derived from the step count), as SB3 agents do.
+    """
+
+    def __init__(self, builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
+                 controller: ControllerFactory):
+        self.builder, self.params, self.context = builder, params, context
+        self.space = builder.behavior_space()
+        self.envs = vector_env(context, params.num_envs, context.seed)
+        make = context.meta_controller or controller
+        count = params.num_envs if params.controller_scope == "per_env" else 1
+        seeds = np.random.SeedSequence([context.seed, 1]).spawn(count)
+        self.controllers = [make(self.space, np.random.default_rng(s)) for s in seeds]
+        self._controller_factory, self._eval_seed = make, context.seed
+        try:
+            self.system = LocalSystem(builder, params, self.envs, self.controllers, seed=context.seed,
+                                      budget=context.budget)
+        except ValueError as exc:
+            self.envs.close()
+            raise ZooError(str(exc)) from None
+        self.system.actor.reset(seed=context.seed)
+        self._steps = 0
+        self.episodes = 0
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    def learn(self, steps: int) -> None:
+        target = self._steps + steps
+        while self._steps < target:
+            self._round()
+
+    def learn_episodes(self, episodes: int) -> None:
+        target = self.episodes + episodes
+        while self.episodes < target:
+            self._round()
+
+    def _round(self) -> None:
+        transitions, finished = self.system.collect()
+        for episode in finished:
+            self.context.logger.log(self._steps + transitions, episode_return=episode.episode_return,
+                                    episode_length=episode.length,
+                                    **{f"behavior/{n}": float(v) for n, v in zip(self.space.names, episode.choice.value)})
+        self._steps += transitions
+        self.episodes += len(finished)
+        metrics = self.system.train()
+        if metrics:
+            means = {f"learner/{k}": float(np.mean([m[k] for m in metrics])) for k in metrics[0]}
+            self.context.logger.log(self._steps, updates=self.system.learner.updates, **means)
+
+    def evaluate(self, episodes: int, seed: int) -> list[float]:
+        """Returns of `episodes` episodes on one env with the learner's weights and the same mechanism
+        (a fresh meta-controller of the same kind, stochastic behavior); nothing is learned from them."""
+        env = self.context.make_env(seed)
+        net = self.system.learner.net
+        policy = self.builder.behavior_policy()
+        controller = self._controller_factory(self.space, np.random.default_rng(seed))
+        generator = torch.Generator().manual_seed(seed)
+        returns = []
+        try:
+            for episode in range(episodes):
+                obs, _ = env.reset(seed=seed + episode)
+                state, choice, total, done = net.initial_state(1), controller.sample(), 0.0, False
+                behavior = torch.as_tensor(choice.value, dtype=torch.float32).unsqueeze(0)
+                while not done:
+                    with torch.inference_mode():
+                        (adv, value), state = net.step(torch.as_tensor(np.asarray(obs)).unsqueeze(0), state)
+                        mu = policy(adv, value, behavior).exp()
+                        action = int(torch.multinomial(mu, 1, generator=generator))
+                    obs, reward, terminated, truncated, _ = env.step(action)
+                    total += float(reward)
+                    done = terminated or truncated
+                controller.update(choice, total)
+                returns.append(total)
+        finally:
+            env.close()
+        return returns
+
+    def save(self, directory: Path) -> None:
+        system = self.system
+        torch.save(system.learner.state_dict(), directory / "learner.pt")
+        torch.save({"actor": system.actor.net.state_dict(), "server": system.server.params,
+                    "server_version": system.server.version}, directory / "weights.pt")
+        np.savez(directory / "replay.npz", **system.replay.state_dict())
+        write_json(directory / "controllers.json", [c.state_dict() for c in self.controllers])
+        write_json(directory / "random.json", {"actions": generator_state(system.generator),
+                                               "replay": system.rng.bit_generator.state})
+        (directory / "counters.json").write_text(json.dumps({
+            "steps": self._steps, "episodes": self.episodes, "vector_steps": system.actor.vector_steps}))
+
+    def load(self, directory: Path) -> None:
+        system = self.system
+        system.learner.load_state_dict(torch.load(directory / "learner.pt", weights_only=True))
+        weights = torch.load(directory / "weights.pt", weights_only=True)
+        system.server.params, system.server.version = weights["server"], int(weights["server_version"])
+        with np.load(directory / "replay.npz", allow_pickle=False) as data:
+            system.replay.load_state_dict({k: data[k] for k in data.files})
+        for controller, state in zip(self.controllers, read_json(directory / "controllers.json")):
+            controller.load_state_dict(state)
+        randoms = read_json(directory / "random.json")
+        set_generator_state(system.generator, randoms["actions"])
+        system.rng.bit_generator.state = randoms["replay"]
+        counters = json.loads((directory / "counters.json").read_text())
+        self._steps, self.episodes = int(counters["steps"]), int(counters["episodes"])
+        system.actor.vector_steps = int(counters["vector_steps"])
+        system.actor.reset(seed=self.context.seed + self._steps)
+        system.actor.net.load_state_dict(weights["actor"])
+        system.actor.version = system.server.version
+
+    def close(self) -> None:
+        self.envs.close()

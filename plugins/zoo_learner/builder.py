@@ -1,0 +1,114 @@
+"""Wiring actors, replay and learner (Acme's builder), and the single-process system that runs them.
+
+An agent on the substrate supplies an :class:`AgentBuilder`: its behavior space, network,
+behavior policy and loss. :class:`SubstrateParams` holds the machinery's own settings.
+`make_replay`, `make_learner` and `make_actor` build one component each and take the others only
+through callables (``sink``, ``pull``), so that a distributed backend can place them in
+different processes; :class:`LocalSystem` emulates the asynchronous architecture synchronously
+(actors step, then the learner trains until every sequence has been used `reuse` times), which
+keeps the actor lag exact and the run deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+import numpy as np
+import torch
+from pydantic import Field
+
+from zoo import Params
+
+from .actor import BehaviorPolicy, VectorActor
+from .behavior import BehaviorSpace, MetaController
+from .learner import Learner, LossFn, OptimizerParams, ParameterServer
+from .networks import NetworkParams
+from .replay import SequenceReplay
+
+
+class SubstrateParams(Params):
+    """Actors, sequences, replay and synchronisation."""
+
+    num_envs: int = Field(default=8, ge=1, le=4096, description="env slots stepped together (actors)")
+    burn_in: int = Field(default=10, ge=0, le=10_000, description="burn-in rows per sequence")
+    length: int = Field(default=20, ge=1, le=10_000, description="trained rows per sequence")
+    batch: int = Field(default=16, ge=1, le=4096, description="sequences per learner update")
+    reuse: int = Field(default=2, ge=1, le=1000, description="learner batches each sequence is used in")
+    capacity: int = Field(default=4096, ge=1, le=10**7, description="sequences held at most (oldest dropped)")
+    pull_every: int = Field(default=16, ge=1, description="vector env steps between actor weight pulls")
+    push_every: int = Field(default=5, ge=1, description="learner updates between weight pushes")
+    controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one for all")
+    planned_updates: int | None = Field(default=None, ge=1, description="updates the schedules run over (default: from a step budget)")
+    network: NetworkParams = Field(default_factory=NetworkParams)
+    optimizer: OptimizerParams = Field(default_factory=OptimizerParams)
+
+
+class AgentBuilder(Protocol):
+    """What an agent on the substrate defines."""
+
+    def behavior_space(self) -> BehaviorSpace: ...
+
+    def make_network(self, obs_shape: tuple[int, ...], actions: int) -> torch.nn.Module: ...
+
+    def behavior_policy(self) -> BehaviorPolicy: ...
+
+    def make_loss(self) -> LossFn: ...
+
+
+def planned_updates(params: SubstrateParams, budget) -> int:
+    """Updates the schedules span: given, or steps * reuse / (batch * length) for a step budget."""
+    if params.planned_updates is not None:
+        return params.planned_updates
+    if budget is not None and budget.unit == "steps":
+        return max(1, budget.amount * params.reuse // (params.batch * params.length))
+    return 10**9
+
+
+def make_replay(params: SubstrateParams) -> SequenceReplay:
+    return SequenceReplay(reuse=params.reuse, capacity=params.capacity)
+
+
+def make_learner(builder: AgentBuilder, params: SubstrateParams, net: torch.nn.Module, server: ParameterServer,
+                 updates: int) -> Learner:
+    return Learner(net, builder.make_loss(), params.optimizer, planned_updates=updates, server=server,
+                   push_every=params.push_every)
+
+
+def make_actor(builder: AgentBuilder, params: SubstrateParams, envs, net: torch.nn.Module,
+               controllers: list[MetaController], sink, pull, generator: torch.Generator) -> VectorActor:
+    mode = envs.metadata.get("autoreset_mode")
+    if mode is not None and getattr(mode, "value", mode) != "NextStep":
+        raise ValueError(f"the actor needs a vector env with NEXT_STEP autoreset; this one has {mode}")
+    return VectorActor(envs, net, builder.behavior_policy(), controllers, sink, burn_in=params.burn_in,
+                       length=params.length, pull=pull, pull_every=params.pull_every, generator=generator)
+
+
+class LocalSystem:
+    """Actors, replay and learner in this process, stepped in turn."""
+
+    def __init__(self, builder: AgentBuilder, params: SubstrateParams, envs, controllers: list[MetaController],
+                 *, seed: int, budget=None):
+        self.params = params
+        obs_shape = tuple(envs.single_observation_space.shape)
+        actions = int(envs.single_action_space.n)
+        torch.manual_seed(seed)
+        learner_net = builder.make_network(obs_shape, actions)
+        actor_net = builder.make_network(obs_shape, actions)
+        self.server = ParameterServer(learner_net.state_dict())
+        self.replay = make_replay(params)
+        self.learner = make_learner(builder, params, learner_net, self.server, planned_updates(params, budget))
+        self.generator = torch.Generator().manual_seed(seed)
+        self.rng = np.random.default_rng(seed)
+        self.actor = make_actor(builder, params, envs, actor_net, controllers, self.replay.add, self.server.pull,
+                                self.generator)
+
+    def collect(self) -> tuple[int, list]:
+        """One round of acting: every env steps `length` times."""
+        return self.actor.run(self.params.length)
+
+    def train(self) -> list[dict[str, float]]:
+        """Learner updates until fewer than a batch of sequences have uses left."""
+        metrics = []
+        while self.replay.ready(self.params.batch):
+            metrics.append(self.learner.update(self.replay.sample(self.params.batch, self.rng)))
+        return metrics

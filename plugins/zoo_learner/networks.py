@@ -1,0 +1,175 @@
+"""Recurrent dueling networks: a torso (MLP, MinAtar conv, Nature CNN, IMPALA ResNet), an LSTM, A/V heads.
+
+Every network maps observations and a flat recurrent state (h and c side by side) to advantages
+``adv`` (..., heads, actions) and values ``value`` (..., heads). `step` serves actors one step at
+a time; `unroll` serves the learner: it runs the torso on the whole sequence at once, burns the
+state in without gradient, and skips the state update on rows marked invalid (left padding).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Sequence
+
+import torch
+from pydantic import Field
+from torch import nn
+
+from zoo import Params
+
+TorsoName = Literal["mlp", "minatar", "nature", "impala"]
+
+
+class NetworkParams(Params):
+    """Torso, recurrent core and heads of an agent's network."""
+
+    torso: TorsoName = Field(default="mlp", description="mlp for vectors; minatar, nature or impala for images (C, H, W)")
+    hidden: list[int] = Field(default=[128], min_length=1, max_length=8, description="mlp layer sizes")
+    impala_channels: list[int] = Field(default=[16, 32, 32], min_length=1, max_length=6)
+    impala_blocks: int = Field(default=2, ge=0, le=8, description="residual blocks per IMPALA stage")
+    embedding: int = Field(default=256, ge=1, le=8192, description="torso output size (conv torsos)")
+    lstm: int = Field(default=256, ge=0, le=8192, description="LSTM units (0: no recurrence)")
+    head_hidden: int = Field(default=0, ge=0, le=8192, description="hidden layer of each A and V head (0: linear)")
+
+
+def _mlp(sizes: Sequence[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+class _Residual(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x):
+        return x + self.conv2(torch.relu(self.conv1(torch.relu(x))))
+
+
+def _impala(in_channels: int, channels: Sequence[int], blocks: int) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for out in channels:
+        layers += [nn.Conv2d(in_channels, out, 3, padding=1), nn.MaxPool2d(3, stride=2, padding=1)]
+        layers += [_Residual(out) for _ in range(blocks)]
+        in_channels = out
+    return nn.Sequential(*layers, nn.ReLU(), nn.Flatten())
+
+
+def make_torso(params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Module, int]:
+    """The torso for observations of `obs_shape` and its output size."""
+    if params.torso == "mlp":
+        if len(obs_shape) != 1:
+            raise ValueError(f"the mlp torso takes flat observations; got shape {obs_shape} (use a conv torso)")
+        return _mlp([obs_shape[0], *params.hidden]), params.hidden[-1]
+    if len(obs_shape) != 3:
+        raise ValueError(f"the {params.torso} torso takes (channels, height, width) observations; got {obs_shape}")
+    if params.torso == "minatar":
+        conv = nn.Sequential(nn.Conv2d(obs_shape[0], 16, 3), nn.ReLU(), nn.Flatten())
+    elif params.torso == "nature":
+        conv = nn.Sequential(nn.Conv2d(obs_shape[0], 32, 8, stride=4), nn.ReLU(), nn.Conv2d(32, 64, 4, stride=2),
+                             nn.ReLU(), nn.Conv2d(64, 64, 3), nn.ReLU(), nn.Flatten())
+    else:
+        conv = _impala(obs_shape[0], params.impala_channels, params.impala_blocks)
+    with torch.no_grad():
+        flat = conv(torch.zeros(1, *obs_shape)).shape[1]
+    return nn.Sequential(conv, nn.Linear(flat, params.embedding), nn.ReLU()), params.embedding
+
+
+def _head(inputs: int, hidden: int, outputs: int) -> nn.Module:
+    if hidden == 0:
+        return nn.Linear(inputs, outputs)
+    return nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, outputs))
+
+
+class DuelingRecurrentNet(nn.Module):
+    """Torso -> LSTM -> `heads` pairs of advantage and value heads."""
+
+    def __init__(self, params: NetworkParams, obs_shape: tuple[int, ...], actions: int, heads: int = 1):
+        super().__init__()
+        self.torso, features = make_torso(params, tuple(obs_shape))
+        self.hidden = params.lstm
+        self.core = nn.LSTMCell(features, params.lstm) if params.lstm else None
+        out = params.lstm or features
+        self.heads, self.actions = heads, actions
+        self.adv_head = _head(out, params.head_hidden, heads * actions)
+        self.value_head = _head(out, params.head_hidden, heads)
+
+    @property
+    def state_size(self) -> int:
+        return 2 * self.hidden
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        return torch.zeros(batch, self.state_size)
+
+    def _embed(self, obs: torch.Tensor) -> torch.Tensor:
+        if obs.dtype == torch.uint8:
+            obs = obs.float() / 255.0
+        return self.torso(obs.float())
+
+    def _heads(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        adv = self.adv_head(z).unflatten(-1, (self.heads, self.actions))
+        return adv, self.value_head(z)
+
+    def _core(self, z: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.core is None:
+            return z, state
+        h, c = self.core(z, (state[:, : self.hidden], state[:, self.hidden:]))
+        return h, torch.cat([h, c], dim=1)
+
+    def step(self, obs: torch.Tensor, state: torch.Tensor):
+        """One step for a batch: ((adv (B, heads, A), value (B, heads)), next state)."""
+        out, state = self._core(self._embed(obs), state)
+        return self._heads(out), state
+
+    def unroll(self, obs: torch.Tensor, state: torch.Tensor, valid: torch.Tensor, burn_in: int):
+        """Heads on rows burn_in.. of a (L, B, ...) sequence; rows before are burn-in without gradient."""
+        length, batch = obs.shape[:2]
+        z = self._embed(obs.flatten(0, 1)).unflatten(0, (length, batch))
+        if self.core is None:
+            return self._heads(z[burn_in:])
+        keep = valid.unsqueeze(-1)
+        with torch.no_grad():
+            for t in range(burn_in):
+                _, new = self._core(z[t], state)
+                state = torch.where(keep[t], new, state)
+        outs = []
+        for t in range(burn_in, length):
+            out, new = self._core(z[t], state)
+            state = torch.where(keep[t], new, state)
+            outs.append(out)
+        return self._heads(torch.stack(outs))
+
+
+class NetworkGroup(nn.Module):
+    """Several single-head networks with separate parameters, seen as one network with their heads side by side."""
+
+    def __init__(self, nets: Sequence[DuelingRecurrentNet]):
+        super().__init__()
+        self.nets = nn.ModuleList(nets)
+        self.sizes = [n.state_size for n in nets]
+
+    @property
+    def state_size(self) -> int:
+        return sum(self.sizes)
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        return torch.zeros(batch, self.state_size)
+
+    def step(self, obs, state):
+        results = [net.step(obs, s) for net, s in zip(self.nets, state.split(self.sizes, dim=1))]
+        adv = torch.cat([r[0][0] for r in results], dim=-2)
+        value = torch.cat([r[0][1] for r in results], dim=-1)
+        return (adv, value), torch.cat([r[1] for r in results], dim=1)
+
+    def unroll(self, obs, state, valid, burn_in):
+        results = [net.unroll(obs, s, valid, burn_in) for net, s in zip(self.nets, state.split(self.sizes, dim=1))]
+        return torch.cat([r[0] for r in results], dim=-2), torch.cat([r[1] for r in results], dim=-1)
+
+
+def build_network(params: NetworkParams, obs_shape, actions: int, heads: int = 1, separate: bool = False) -> nn.Module:
+    """One network with `heads` dueling heads, or with `separate`, `heads` networks with one head each."""
+    if separate and heads > 1:
+        return NetworkGroup([DuelingRecurrentNet(params, obs_shape, actions, 1) for _ in range(heads)])
+    return DuelingRecurrentNet(params, obs_shape, actions, heads)
