@@ -136,6 +136,7 @@ class Game:
             self._occ &= ~(1 << p.pos)
         if not self._alive:
             self.finish = Finish.FINISH
+            self._hint = [0] * len(self._pieces)
             return
         self._prep(first=False)
 
@@ -301,6 +302,11 @@ class Game:
         """Allowed buckets of a piece as a 4-bit mask (0 if immovable or not on the board)."""
         j = self._slot.get(piece_id)
         return 0 if j is None else self._hint[j]
+
+    def slot_hints(self) -> list[int]:
+        """The hint masks of all the pieces the game started with, in board order (0 once removed).
+        The game's own list, for vectorized readers: do not modify it."""
+        return self._hint
 
     def allowed_buckets(self, piece_id=None):
         """Allowed buckets of one piece, or ``{id: [buckets]}`` for all pieces on the board."""

@@ -2,8 +2,9 @@
 
 Each sub-env keeps, per cell, the 4-bit hint mask of the piece there (or "empty", "crowded", "over")
 in one numpy array, so a batch of moves is resolved by one table lookup. Only accepted moves and
-resets go through the Python :class:`Game` (then that env's row is refreshed). Random actions are
-mostly rejected, which is where the speed comes from.
+resets go through the Python :class:`Game`; what they change in the numpy arrays is gathered over
+the step (:class:`_Writes`) and written with a few numpy calls. Random actions are mostly rejected,
+which is where the speed comes from.
 """
 
 from __future__ import annotations
@@ -16,28 +17,63 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .board import Board
 from .env import ACTIONS, BUCKETS, CELLS, ObservationLayout
 from .game import Code, Finish, Game
 from .ruleset import RuleSet
 
-# Cell states beside the hint masks 0..15, stored times 4 so that state + bucket indexes _CODES.
-_EMPTY, _CROWDED, _OVER = 16 * 4, 17 * 4, 18 * 4
+# Cell states beside the hint masks 0..15.
+_EMPTY, _CROWDED, _OVER = 16, 17, 18
 
 
 def _code_table() -> np.ndarray:
-    """The CGS code of a move, indexed by 4 * cell state + bucket."""
+    """The CGS code of a move, indexed by [cell state, bucket]."""
     table = np.empty((19, BUCKETS), np.int8)
     for hint in range(16):
         for b in range(BUCKETS):
             table[hint, b] = Code.ACCEPT if hint >> b & 1 else Code.DENY if hint else Code.IMMOVABLE
-    table[_EMPTY // 4] = Code.EMPTY_CELL
-    table[_CROWDED // 4] = Code.MULTIPLE_OBJECTS_IN_CELL
-    table[_OVER // 4] = Code.NO_GAME
-    return table.ravel()
+    table[_EMPTY] = Code.EMPTY_CELL
+    table[_CROWDED] = Code.MULTIPLE_OBJECTS_IN_CELL
+    table[_OVER] = Code.NO_GAME
+    return table
 
 
 _CODES = _code_table()
+
+
+class _Writes:
+    """What one step's accepted moves and resets change, as flat indices into the env's arrays.
+
+    Cells are numbered ``env * CELLS + pos - 1``; ``moves`` holds (env, cell 0..35, bucket, shape,
+    color) of each accepted move, shape and color being indices in the layout (-1: not in it).
+    """
+    __slots__ = ("state_at", "state", "mask_on", "mask_off", "obs_on", "moves", "over", "reset")
+
+    def __init__(self):
+        self.state_at: list[int] = []
+        self.state: list[int] = []
+        self.mask_on: list[int] = []
+        self.mask_off: list[int] = []
+        self.obs_on: list[int] = []
+        self.moves: list[tuple[int, int, int, int, int]] = []
+        self.over: list[int] = []   # envs whose game is over
+        self.reset: list[int] = []  # envs on a new board (arrays cleared before the writes)
+
+
+def _write_moves(layout: ObservationLayout, obs: np.ndarray, moves: list[tuple]) -> None:
+    """``layout.write_move`` for many envs at once (at most one move per env)."""
+    rows, cells, buckets, shapes, colors = np.array(moves, np.intp).T
+    obs[rows[:, None], (cells * layout.per_cell)[:, None] + np.arange(layout.per_cell)] = 0.0
+    obs[rows, layout.last:layout.by_shape] = 0.0
+    obs[rows, layout.last + buckets] = 1.0
+    obs[rows, layout.last_pos + cells] = 1.0
+    for kind, last_at, by_at in ((shapes, layout.last_shape, layout.by_shape),
+                                 (colors, layout.last_color, layout.by_color)):
+        known = kind >= 0
+        r, k, b = rows[known], kind[known], buckets[known]
+        obs[r, last_at + k] = 1.0
+        start = by_at + k * BUCKETS
+        obs[r[:, None], start[:, None] + np.arange(BUCKETS)] = 0.0
+        obs[r, start + b] = 1.0
 
 
 class GohrVectorEnv(gymnasium.vector.VectorEnv):
@@ -68,7 +104,8 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         self._make_boards = boards
         self._sources: list | None = None
         self.games: list[Game | None] = [None] * num_envs
-        self._single: list[dict] = [{} for _ in range(num_envs)]  # cell -> its only piece
+        self._pieces: list[list] = [[] for _ in range(num_envs)]  # each game's pieces, in slot order
+        self._single: list[dict[int, int]] = [{} for _ in range(num_envs)]  # cell -> slot of its only piece
         self._obs = np.zeros((num_envs, self.layout.size), np.float32)
         self._mask = np.zeros((num_envs, ACTIONS), bool)
         self._state = np.full((num_envs, CELLS), _EMPTY, np.uint8)
@@ -88,8 +125,10 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None or self._sources is None:
             seeds = seed if seed is not None else self.np_random.integers(1, 2**62, self.num_envs).tolist()
             self._sources = [self._make_boards(s) for s in seeds]
+        writes = _Writes()
         for i in range(self.num_envs):
-            self._reset_one(i)
+            self._start(i, writes)
+        self._apply(writes)
         self._autoreset[:] = False
         return self._observations(), {"action_mask": self._mask.copy(), "finish": self._finish.copy()}
 
@@ -99,16 +138,21 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.min() < 0 or actions.max() >= ACTIONS:
             raise ValueError(f"expected {self.num_envs} actions in 0..{ACTIONS - 1}")
-        code = _CODES[self._state.ravel()[self._row + (actions >> 2)] + (actions & 3)]
+        cells, buckets = actions >> 2, actions & 3
+        code = _CODES[self._state.reshape(-1)[self._row + cells], buckets]
         reset = np.flatnonzero(self._autoreset)
         code[reset] = Code.NEW_GAME
         accepted = code == Code.ACCEPT
         terminated = code == Code.NO_GAME
-        for i in np.flatnonzero(accepted):
-            terminated[i] = self._accept(i, int(actions[i]))
+        writes = _Writes()
+        movers = np.flatnonzero(accepted)
+        for i, cell, b in zip(movers.tolist(), cells[movers].tolist(), buckets[movers].tolist()):
+            self._accept(i, cell, b, writes)
+        terminated[writes.over] = True
         self._moves += 1
-        for i in reset:
-            self._reset_one(i)
+        for i in reset.tolist():
+            self._start(i, writes)
+        self._apply(writes)
         stepped = np.ones(self.num_envs, bool)
         stepped[reset] = False
         rewards = (accepted | ~stepped) - 1.0
@@ -127,44 +171,78 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
     def _observations(self) -> np.ndarray:
         return self._obs.copy() if self.copy else self._obs
 
-    def _accept(self, i: int, action: int) -> bool:
-        """Play an accepted move of env i in its Game and refresh the env's rows; returns finished."""
-        pos, b = action // BUCKETS + 1, action % BUCKETS
-        game, single, state = self.games[i], self._single[i], self._state[i]
-        assert game.move_at(pos, b).accepted, "cell table out of sync with the game"
-        self.layout.write_move(self._obs[i], single.pop(pos), b)
-        self._mask[i, (pos - 1) * BUCKETS:pos * BUCKETS] = False
-        state[pos - 1] = _EMPTY
+    def _accept(self, i: int, cell: int, b: int, writes: _Writes) -> None:
+        """Play an accepted move (cell 0..35, bucket) of env i in its Game and note what changes."""
+        at = i * CELLS + cell
+        game, single = self.games[i], self._single[i]
+        piece = self._pieces[i][single.pop(at)]
+        result = game.move(piece.id, b)
+        assert result.accepted, "cell table out of sync with the game"
+        layout = self.layout
+        writes.moves.append((i, cell, b, layout.shapes.get(piece.shape, -1), layout.colors.get(piece.color, -1)))
+        writes.mask_off.append(at)
+        writes.state_at.append(at)
+        writes.state.append(_EMPTY)
         if game.finish != Finish.NO:
-            state[:] = _OVER
+            writes.over.append(i)
             self._finish[i] = game.finish
-            return True
-        for cell, piece in single.items():
-            state[cell - 1] = game.hint_mask(piece.id) * 4
-        return False
+            return
+        hints = game.slot_hints()
+        writes.state_at += single
+        writes.state += map(hints.__getitem__, single.values())
 
-    def _reset_one(self, i: int) -> None:
+    def _start(self, i: int, writes: _Writes) -> None:
         """Start env i on the next board of its source, as ``GohrEnv.reset`` does."""
-        board = self._sources[i].next_board()
-        game = self.games[i] = Game(self.rules, board if isinstance(board, Board) else Board(list(board)))
-        obs, mask, state, single = self._obs[i], self._mask[i], self._state[i], self._single[i]
-        obs[:] = 0.0
-        mask[:] = False
-        state[:] = _EMPTY
-        single.clear()
-        for piece in game.pieces():
-            self.layout.write_piece(obs, piece)
-            mask[(piece.pos - 1) * BUCKETS:piece.pos * BUCKETS] = True
-            if state[piece.pos - 1] == _EMPTY:
-                state[piece.pos - 1] = game.hint_mask(piece.id) * 4
-                single[piece.pos] = piece
-            else:
-                state[piece.pos - 1] = _CROWDED
-                single.pop(piece.pos, None)
+        game = self.games[i] = Game(self.rules, self._sources[i].next_board())
+        pieces = self._pieces[i] = game.pieces()
+        writes.reset.append(i)
+        cells = [i * CELLS + p.pos - 1 for p in pieces]
+        writes.mask_on += cells
+        writes.obs_on += self._piece_bits(i, pieces)
+        single = self._single[i] = {at: j for j, at in enumerate(cells)}
+        if len(single) < len(cells):  # pieces sharing a cell answer MULTIPLE_OBJECTS_IN_CELL
+            crowded = {at for at in cells if cells.count(at) > 1}
+            for at in crowded:
+                del single[at]
+            writes.state_at += crowded
+            writes.state += [_CROWDED] * len(crowded)
         if game.finish != Finish.NO:
-            state[:] = _OVER
+            writes.over.append(i)
+        else:
+            hints = game.slot_hints()
+            writes.state_at += single
+            writes.state += map(hints.__getitem__, single.values())
         self._moves[i] = 0
         self._finish[i] = game.finish
+
+    def _piece_bits(self, i: int, pieces) -> list[int]:
+        """Flat indices into the observations of the board bits of env i's pieces (``write_piece``)."""
+        layout, base = self.layout, i * self.layout.size
+        shapes, colors, per_cell, color0 = layout.shapes, layout.colors, layout.per_cell, len(layout.shapes)
+        bits = []
+        for p in pieces:
+            at = base + (p.pos - 1) * per_cell
+            shape, color = shapes.get(p.shape), colors.get(p.color)
+            if shape is not None:
+                bits.append(at + shape)
+            if color is not None:
+                bits.append(at + color0 + color)
+        return bits
+
+    def _apply(self, writes: _Writes) -> None:
+        """Write one step's changes into the numpy arrays."""
+        if writes.reset:
+            self._obs[writes.reset] = 0.0
+            self._mask[writes.reset] = False
+            self._state[writes.reset] = _EMPTY
+        if writes.moves:
+            _write_moves(self.layout, self._obs, writes.moves)
+        self._obs.reshape(-1)[writes.obs_on] = 1.0
+        by_cell = self._mask.reshape(-1, BUCKETS)
+        by_cell[writes.mask_off] = False
+        by_cell[writes.mask_on] = True
+        self._state.reshape(-1)[writes.state_at] = writes.state
+        self._state[writes.over] = _OVER
 
 
 def make_vector_env(params, num_envs: int, seed: int | None) -> GohrVectorEnv:
