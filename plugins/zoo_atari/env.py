@@ -1,0 +1,109 @@
+"""Atari environments of a protocol: a gymnasium wrapper pipeline and ale-py's native vector env.
+
+Both give the same observations, rewards and episode ends for the same actions (tests/atari check
+it; the no-op counts at reset come from different random streams):
+
+* frames: ``AtariEnv(frameskip=1)`` + ``AtariPreprocessing`` (skip with max over the last two frames,
+  INTER_AREA resize), or the emulator's own skip when ``max_pool`` is off (last frame, rewards summed);
+* rewards clipped to [-1, 1] when asked; ``frame_stack`` frames stacked with zero padding;
+* a lost life sets ``terminated`` while the game goes on: the next ``reset()`` returns the current
+  observation without emulating, as ``AtariVectorEnv(life_loss_info=True)`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from .protocols import Protocol
+
+NATIVE_SIZE = (210, 160)
+
+
+class LifeLossTerminal(gymnasium.Wrapper):
+    """``terminated`` on a lost life; ``reset()`` then continues the same game instead of restarting it."""
+
+    def __init__(self, env: gymnasium.Env):
+        super().__init__(env)
+        self._lives = 0
+        self._game_over = True
+        self._last: tuple[Any, dict] | None = None
+
+    def reset(self, *, seed=None, options=None):
+        if self._game_over or seed is not None:
+            obs, info = self.env.reset(seed=seed, options=options)
+            self._game_over = False
+        else:
+            obs, info = self._last
+            info = {**info, "life_loss_continue": True}
+        self._lives = self.env.unwrapped.ale.lives()
+        self._last = (obs, info)
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        lives = self.env.unwrapped.ale.lives()
+        self._game_over = terminated or truncated
+        if lives < self._lives and not self._game_over:
+            terminated = True
+            info = {**info, "life_lost": True}
+        self._lives = lives
+        self._last = (obs, info)
+        return obs, reward, terminated, truncated, info
+
+
+def make_atari_env(game: str, protocol: Protocol, seed: int | None = None) -> gymnasium.Env:
+    """The gymnasium pipeline of `protocol` on the ROM `game` (seeded when `seed` is given)."""
+    from ale_py.env import AtariEnv
+    from gymnasium.wrappers import AtariPreprocessing, ClipReward, FrameStackObservation
+
+    native_skip = 1 if protocol.max_pool else protocol.frame_skip
+    env: gymnasium.Env = AtariEnv(
+        game=game, obs_type=protocol.observation, frameskip=native_skip,
+        repeat_action_probability=protocol.sticky_actions, full_action_space=protocol.full_action_space,
+        max_num_frames_per_episode=protocol.max_episode_frames,
+    )
+    size = protocol.screen_size if protocol.screen_size is not None else (NATIVE_SIZE[1], NATIVE_SIZE[0])
+    env = AtariPreprocessing(env, noop_max=protocol.noop_max, frame_skip=protocol.frame_skip // native_skip,
+                             screen_size=size, terminal_on_life_loss=False,
+                             grayscale_obs=protocol.observation == "grayscale")
+    if protocol.reward_clip:
+        env = ClipReward(env, -1.0, 1.0)
+    env = FrameStackObservation(env, protocol.frame_stack, padding_type="zero")
+    if protocol.life_loss_terminal:
+        env = LifeLossTerminal(env)
+    if seed is not None:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+    return env
+
+
+def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: int | None = None):
+    """ale-py's ``AtariVectorEnv`` with `protocol`'s settings (NEXT_STEP autoreset, one thread per env)."""
+    from ale_py.vector_env import AtariVectorEnv
+
+    height, width = (protocol.screen_size,) * 2 if protocol.screen_size is not None else NATIVE_SIZE
+    env = AtariVectorEnv(
+        game, num_envs, num_threads=num_envs, max_num_frames_per_episode=protocol.max_episode_frames,
+        repeat_action_probability=protocol.sticky_actions, full_action_space=protocol.full_action_space,
+        img_height=height, img_width=width, grayscale=protocol.observation == "grayscale",
+        stack_num=protocol.frame_stack, frameskip=protocol.frame_skip, maxpool=protocol.max_pool,
+        noop_max=protocol.noop_max, episodic_life=False, life_loss_info=protocol.life_loss_terminal,
+        reward_clipping=protocol.reward_clip, use_fire_reset=False,
+    )
+    if seed is not None:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+    return env
+
+
+def screen(env: gymnasium.Env) -> np.ndarray:
+    """The current screen as ALE palette indices (uint8, 210x160, all even)."""
+    return env.unwrapped.ale.getScreen()
+
+
+def ram(env: gymnasium.Env) -> np.ndarray:
+    """The console's 128 bytes of RAM."""
+    return env.unwrapped.ale.getRAM()

@@ -1,0 +1,63 @@
+"""The zoo plugin of Atari: the ``atari`` env, the ALE paper's baseline agents and the Atari report."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from zoo import AgentEntry, EnvEntry, Params, ReporterEntry, hookimpl
+
+from .protocols import Protocol
+
+
+class AtariEnvParams(Params):
+    """An Atari game under a named protocol."""
+
+    game: str = Field(description="a game name (Breakout, MontezumaRevenge) or ale-py ROM id (montezuma_revenge)")
+    protocol: Protocol = Field(description="{name: ale2013|dqn2015|machado2018|agent57, ...overrides}")
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, value: str) -> str:
+        from .games import resolve_game
+
+        return resolve_game(value)
+
+
+def make_env(params: AtariEnvParams, seed: int | None):
+    from .env import make_atari_env
+
+    return make_atari_env(params.game, params.protocol, seed)
+
+
+def make_vector_env(params: AtariEnvParams, num_envs: int, seed: int | None):
+    from .env import make_atari_vector_env
+
+    return make_atari_vector_env(params.game, params.protocol, num_envs, seed)
+
+
+def make_baseline(params, context):
+    from .baselines import BaselineAgent
+
+    return BaselineAgent(params, context)
+
+
+@hookimpl
+def register_envs(register):
+    register(EnvEntry(name="atari", params=AtariEnvParams, factory=make_env, vector_factory=make_vector_env,
+                      description="an Atari 2600 game (ale-py) under a named protocol"))
+
+
+@hookimpl
+def register_agents(register):
+    from .baselines import BaselineParams
+
+    register(AgentEntry(name="ale-baseline", params=BaselineParams, factory=make_baseline,
+                        description="the ALE paper's reference policies: random, const, perturb"))
+
+
+@hookimpl
+def register_reporters(register):
+    from .report import compare_atari, report_atari
+
+    register(ReporterEntry(name="atari", envs=("atari",), report=report_atari, compare=compare_atari,
+                           description="raw scores, HNS, HWRNS/SABER, HWRB and the ALE paper's normalisations"))

@@ -1,0 +1,181 @@
+"""The ``sarsa`` agent: SARSA(lambda) over any registered feature map, on any discrete-action env.
+
+Rewards are divided by the magnitude of the first non-zero reward of the trial (the JAIR agents'
+normalisation); the step size is alpha over the largest number of active features seen so far.
+An episode that hits the env's time limit (e.g. the 18,000-frame cap) ends without bootstrapping,
+as in the ALE paper's code, unless ``bootstrap_on_truncation``.
+
+Every episode is reset with a seed derived from the trial seed and the episode number, and `learn`
+runs whole episodes, so checkpoints fall between episodes and a resumed trial ends exactly as an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from zoo import Agent, Params, TrialContext
+
+from .learner import SarsaLambda
+
+
+def episode_seed(seed: int, episode: int) -> int:
+    return int(np.random.SeedSequence([seed, episode]).generate_state(1)[0])
+
+
+class SarsaParams(Params):
+    """SARSA(lambda) with replacing traces; defaults are specs/ale.md §4's (unverified: tune on training games)."""
+
+    features: dict[str, Any] = Field(description="a feature map: {type: basic|bass|disco|lsh|ram|..., ...its params}")
+    alpha: float = Field(default=0.5, gt=0, le=10, description="step size before normalisation")
+    gamma: float = Field(default=0.999, ge=0, le=1)
+    lam: float = Field(default=0.9, ge=0, le=1, description="trace decay lambda")
+    epsilon: float = Field(default=0.05, ge=0, le=1, description="exploration rate (training and evaluation)")
+    trace_cutoff: float = Field(default=1e-4, ge=0, lt=1, description="traces below this are dropped")
+    alpha_norm: Literal["max_so_far", "current", "none"] = "max_so_far"
+    reward_norm: Literal["first_nonzero", "none"] = "first_nonzero"
+    bootstrap_on_truncation: bool = False
+    dtype: Literal["float32", "float64"] = "float32"
+
+    @field_validator("features")
+    @classmethod
+    def _registered_features(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from pydantic import ValidationError
+
+        from zoo.registry import get_registry
+
+        name = value.get("type")
+        registry = get_registry()
+        if not isinstance(name, str) or name not in registry.entries["feature"]:
+            raise ValueError(registry.unknown_message("feature", str(name)))
+        entry = registry.get("feature", name)
+        try:
+            params = entry.params.model_validate({k: v for k, v in value.items() if k != "type"})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or name}: {e['msg']}" for e in exc.errors())
+            raise ValueError(f"feature map '{name}': {problems}") from None
+        return {"type": name, **params.model_dump(mode="json")}
+
+
+def build_features(spec: dict[str, Any], env):
+    """The FeatureMap of a validated ``features`` block for `env`."""
+    from zoo.registry import get_registry
+
+    entry = get_registry().get("feature", spec["type"])
+    return entry.factory(entry.params.model_validate({k: v for k, v in spec.items() if k != "type"}), env)
+
+
+class SarsaAgent(Agent):
+    """Trains SARSA(lambda) one episode at a time on one env."""
+
+    def __init__(self, params: SarsaParams, context: TrialContext):
+        self.params, self.context = params, context
+        self.env = context.make_env(context.seed)
+        self.features = build_features(params.features, self.env)
+        self.rng = np.random.default_rng(context.seed)
+        self.learner = SarsaLambda(
+            int(self.env.action_space.n), int(self.features.size), bool(self.features.per_action),
+            alpha=params.alpha, gamma=params.gamma, lam=params.lam, epsilon=params.epsilon,
+            trace_cutoff=params.trace_cutoff, alpha_norm=params.alpha_norm, rng=self.rng, dtype=np.dtype(params.dtype),
+        )
+        self.reward_scale: float | None = None
+        self._steps = self.episodes = 0
+
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    def _reward(self, reward: float) -> float:
+        if self.params.reward_norm == "none" or reward == 0:
+            return reward
+        if self.reward_scale is None:
+            self.reward_scale = abs(reward)
+        return reward / self.reward_scale
+
+    def _start(self, env, seed: int):
+        env.reset(seed=seed)
+        active = self.features.active(env)
+        self.learner.observe(active)
+        return active, self.learner.choose(self.learner.q_values(active))
+
+    def run_episode(self) -> tuple[float, int]:
+        """One training episode: (raw return, decisions)."""
+        learner, env = self.learner, self.env
+        learner.clear_traces()
+        active, action = self._start(env, episode_seed(self.context.seed, self.episodes))
+        total, steps = 0.0, 0
+        while True:
+            learner.mark(active, action)
+            _, reward, terminated, truncated, _ = env.step(action)
+            total, steps = total + float(reward), steps + 1
+            delta = self._reward(float(reward)) - learner.q_value(active, action)
+            if terminated or (truncated and not self.params.bootstrap_on_truncation):
+                learner.update(delta)
+                return total, steps
+            active = self.features.active(env)
+            learner.observe(active)
+            q_next = learner.q_values(active)
+            action = learner.choose(q_next)
+            learner.update(delta + learner.gamma * q_next[action])
+            if truncated:
+                return total, steps
+
+    def learn(self, steps: int) -> None:
+        target = self._steps + steps
+        while self._steps < target:
+            self.learn_episodes(1)
+
+    def learn_episodes(self, episodes: int) -> None:
+        for _ in range(episodes):
+            total, steps = self.run_episode()
+            self._steps += steps
+            self.episodes += 1
+            self.context.logger.log(self._steps, episode_return=total, episode_length=steps)
+
+    def evaluate(self, episodes: int, seed: int) -> list[float]:
+        """Returns of the same epsilon-greedy policy with learning off."""
+        env = self.context.make_env(seed)
+        saved = self.rng.bit_generator.state
+        self.rng.bit_generator.state = np.random.default_rng(seed).bit_generator.state
+        returns = []
+        try:
+            for k in range(episodes):
+                active, action = self._start(env, episode_seed(seed, k))
+                total, done = 0.0, False
+                while not done:
+                    _, reward, terminated, truncated, _ = env.step(action)
+                    total, done = total + float(reward), terminated or truncated
+                    if not done:
+                        active = self.features.active(env)
+                        action = self.learner.choose(self.learner.q_values(active))
+                returns.append(total)
+        finally:
+            self.rng.bit_generator.state = saved
+            env.close()
+        return returns
+
+    def save(self, directory: Path) -> None:
+        directory = Path(directory)
+        nonzero = np.flatnonzero(self.learner.theta)
+        np.savez(directory / "weights.npz", index=nonzero, value=self.learner.theta[nonzero])
+        state = {"steps": self._steps, "episodes": self.episodes, "reward_scale": self.reward_scale,
+                 "max_active": self.learner.max_active, "rng": self.rng.bit_generator.state}
+        (directory / "sarsa.json").write_text(json.dumps(state))
+
+    def load(self, directory: Path) -> None:
+        directory = Path(directory)
+        with np.load(directory / "weights.npz", allow_pickle=False) as data:
+            self.learner.theta[:] = 0
+            self.learner.theta[data["index"]] = data["value"]
+        state = json.loads((directory / "sarsa.json").read_text())
+        self._steps, self.episodes = state["steps"], state["episodes"]
+        self.reward_scale, self.learner.max_active = state["reward_scale"], state["max_active"]
+        self.rng.bit_generator.state = state["rng"]
+
+    def close(self) -> None:
+        self.env.close()

@@ -1,0 +1,86 @@
+"""The zoo plugin of SARSA(lambda): the ``sarsa`` agent and the ALE paper's feature maps."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from zoo import AgentEntry, FeatureEntry, Params, hookimpl
+
+
+class BackgroundParams(Params):
+    """How the per-pixel background (the mode over sampled frames) is estimated."""
+
+    background_frames: int = Field(default=18_000, ge=1, le=10**7, description="frames sampled (the paper: 18,000)")
+    background_seed: int = Field(default=0, ge=0)
+
+
+class GridParams(BackgroundParams):
+    """The tile grid ("abstraction level"); it must divide the 160x210 screen."""
+
+    cols: int = Field(default=16, ge=1, le=160)
+    rows: int = Field(default=14, ge=1, le=210)
+
+
+class LshParams(Params):
+    """LSH constants (specs/ale.md §5.5): l tables of k support coordinates hashed into M buckets."""
+
+    tables: int = Field(default=2000, ge=1, le=100_000, description="l")
+    support: int = Field(default=1000, ge=1, le=100_000, description="k")
+    buckets: int = Field(default=50, ge=2, le=10_000, description="M")
+    seed: int = Field(default=0, ge=0)
+
+
+def _background(params, env):
+    from .screens import game_background
+
+    return game_background(env, params.background_frames, params.background_seed)
+
+
+def make_basic(params: GridParams, env):
+    from .features import BasicFeatures
+
+    return BasicFeatures(_background(params, env), params.cols, params.rows)
+
+
+def make_bass(params: GridParams, env):
+    from .features import BassFeatures
+
+    return BassFeatures(_background(params, env), params.cols, params.rows)
+
+
+def make_ram(params, env):
+    from .features import RamFeatures
+
+    return RamFeatures()
+
+
+def make_lsh(params: LshParams, env):
+    from .features import LshFeatures
+
+    return LshFeatures(params.tables, params.support, params.buckets, params.seed)
+
+
+def make_sarsa(params, context):
+    from .agent import SarsaAgent
+
+    return SarsaAgent(params, context)
+
+
+@hookimpl
+def register_features(register):
+    register(FeatureEntry(name="basic", params=GridParams, factory=make_basic,
+                          description="ALE Basic: tile x 128 colours of foreground pixels (28,672)"))
+    register(FeatureEntry(name="bass", params=GridParams, factory=make_bass,
+                          description="ALE BASS: tile x 8 SECAM colours plus all pairs (1,606,528)"))
+    register(FeatureEntry(name="ram", factory=make_ram,
+                          description="ALE RAM: 1024 bits plus all pairs (524,800)"))
+    register(FeatureEntry(name="lsh", params=LshParams, factory=make_lsh,
+                          description="ALE LSH: random projections of the screen hashed (100,000; 2,000 active)"))
+
+
+@hookimpl
+def register_agents(register):
+    from .agent import SarsaParams
+
+    register(AgentEntry(name="sarsa", params=SarsaParams, factory=make_sarsa,
+                        description="SARSA(lambda), replacing traces, linear over any feature map"))
