@@ -23,21 +23,21 @@ NATIVE_SIZE = (210, 160)
 
 
 class LifeLossTerminal(gymnasium.Wrapper):
-    """``terminated`` on a lost life; ``reset()`` then continues the same game instead of restarting it."""
+    """``terminated`` on a lost life; the next unseeded ``reset()`` continues the same game (a seeded one restarts)."""
 
     def __init__(self, env: gymnasium.Env):
         super().__init__(env)
         self._lives = 0
-        self._game_over = True
+        self._life_lost = False
         self._last: tuple[Any, dict] | None = None
 
     def reset(self, *, seed=None, options=None):
-        if self._game_over or seed is not None:
-            obs, info = self.env.reset(seed=seed, options=options)
-            self._game_over = False
-        else:
+        if self._life_lost and seed is None:
             obs, info = self._last
             info = {**info, "life_loss_continue": True}
+        else:
+            obs, info = self.env.reset(seed=seed, options=options)
+        self._life_lost = False
         self._lives = self.env.unwrapped.ale.lives()
         self._last = (obs, info)
         return obs, info
@@ -45,8 +45,8 @@ class LifeLossTerminal(gymnasium.Wrapper):
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
         lives = self.env.unwrapped.ale.lives()
-        self._game_over = terminated or truncated
-        if lives < self._lives and not self._game_over:
+        self._life_lost = lives < self._lives and not (terminated or truncated)
+        if self._life_lost:
             terminated = True
             info = {**info, "life_lost": True}
         self._lives = lives
