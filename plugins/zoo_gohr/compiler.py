@@ -2,7 +2,7 @@
 
 Every test of an atom is classified by what it depends on (see ``expressions``):
 piece-only tests are folded into a per-piece 4-bit *static mask* (cached per
-piece key), memory-only tests are evaluated once per acceptance computation,
+piece key, per game column), memory-only tests are evaluated once per acceptance computation,
 and only the rest run per piece or per (piece, bucket).
 """
 from __future__ import annotations
@@ -66,13 +66,19 @@ def _value_filter(key: str, value, source: str):
 
 
 class CAtom:
-    """One atom, compiled. ``uid`` indexes the per-piece static mask tuples."""
-    __slots__ = ("uid", "count", "atom", "static_tests", "static_bucket", "static_bucket_const", "orders", "mem_tests",
-                 "mem_bucket", "piece_tests", "piece_bucket", "b_tests", "b_bucket", "postpos",
-                 "dynamic", "per_bucket")
+    """One atom, compiled. ``uid`` indexes the per-piece static mask tuples; ``col`` is the game
+    column of its static masks (None for a line's plain atoms, see :class:`CLine`).
+
+    ``per_piece``: it needs a look at each piece beyond its static mask (orders, postpos, or tests on
+    the piece and memory together). ``table_driven``: the static mask and the counter alone decide
+    this atom (not per-piece, no memory tests). ``plain``: table-driven and without a counter, so its static mask is all there is to it.
+    """
+    __slots__ = ("uid", "col", "count", "atom", "static_tests", "static_bucket", "static_bucket_const", "orders",
+                 "mem_tests", "mem_bucket", "piece_tests", "piece_bucket", "b_tests", "b_bucket", "postpos",
+                 "dynamic", "per_bucket", "per_piece", "table_driven", "plain")
 
     def __init__(self, uid: int, atom: Atom, source: str):
-        self.uid, self.atom = uid, atom
+        self.uid, self.atom, self.col = uid, atom, None
         self.count = -1 if atom.count is None else atom.count
         tests = []
         for key, val in (("shape", atom.shape), ("color", atom.color), *atom.props):
@@ -111,17 +117,9 @@ class CAtom:
         self.postpos = None if pp is None else (_cell_mask(pp.cells), pp.orders)
         self.per_bucket = bool(self.b_tests or self.b_bucket)
         self.dynamic = bool(self.piece_tests or self.piece_bucket or self.per_bucket)
-
-    @property
-    def table_driven(self) -> bool:
-        """True if the static mask and the counter alone decide this atom (no orders, memory or postpos)."""
-        return not (self.orders or self.postpos or self.mem_tests or self.mem_bucket is not None
-                    or self.dynamic)
-
-    @property
-    def plain(self) -> bool:
-        """Table-driven and without a counter: its static mask is all there is to it."""
-        return self.count < 0 and self.table_driven
+        self.per_piece = bool(self.orders or self.postpos or self.dynamic)
+        self.table_driven = not (self.per_piece or self.mem_tests or self.mem_bucket is not None)
+        self.plain = self.count < 0 and self.table_driven
 
     @staticmethod
     def _level(deps, static, mem, piece, per_bucket):
@@ -172,29 +170,33 @@ class CompiledRules:
                 self.atoms.append(ca)
                 catoms.append(ca)
             self.lines.append(CLine(rl.count, catoms))
-        self._merged: list[tuple[int, ...]] = []  # atom uids of each merged column after the atoms' own
+        self._columns: list[tuple[int, ...]] = []  # the atom uids each game column ORs together
         for line in self.lines:
-            uids = tuple(a.uid for a in line.atoms if a.plain)
-            if len(uids) == 1:
-                line.plain_col = uids[0]
-            elif uids:
-                line.plain_col = len(self.atoms) + len(self._merged)
-                self._merged.append(uids)
+            plain = tuple(a.uid for a in line.atoms if a.plain)
+            if plain:
+                line.plain_col = self._add_column(plain)
+            for _, a in line.others:
+                a.col = self._add_column((a.uid,))
         self._cache: dict = {}
         self.uses_memory = any(a.mem_tests or a.mem_bucket is not None or a.dynamic for a in self.atoms)
 
+    def _add_column(self, uids: tuple[int, ...]) -> int:
+        self._columns.append(uids)
+        return len(self._columns) - 1
+
     def columns(self, piece) -> tuple[int, ...]:
-        """The static masks of ``piece``: one per atom (by uid), then the merged ones of the lines."""
+        """The static masks of ``piece`` per game column: each line's plain atoms merged into one,
+        then one per other atom (``CAtom.col``). Cached per piece key."""
         m = self._cache.get(piece.key)
         if m is None:
-            env = _Env(piece)
-            m = tuple(a.static_mask(env) for a in self.atoms)
-            m = self._cache[piece.key] = m + tuple(reduce(int.__or__, (m[u] for u in uids)) for uids in self._merged)
+            masks = self.static_masks(piece)
+            m = self._cache[piece.key] = tuple(reduce(int.__or__, (masks[u] for u in uids)) for uids in self._columns)
         return m
 
     def static_masks(self, piece) -> tuple[int, ...]:
         """Per-atom 4-bit masks of everything about ``piece`` that never changes."""
-        return self.columns(piece)[:len(self.atoms)]
+        env = _Env(piece)
+        return tuple(a.static_mask(env) for a in self.atoms)
 
     def static_table(self, shapes, colors):
         """``uint8[atom uid, shape, color, pos]`` of static masks for S+C pieces (pos 1..36, index 0

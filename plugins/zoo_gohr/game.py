@@ -63,8 +63,8 @@ class Game:
         for p in pieces:
             self._cells[p.pos] += 1
             self._occ |= 1 << p.pos
-        # per column of cr.columns (atom uids, then merged plain atoms), the static masks of every
-        # slot (zeroed when a piece leaves)
+        # per column of cr.columns (CLine.plain_col, CAtom.col), the static masks of every slot
+        # (zeroed when a piece leaves)
         self._cols = [list(col) for col in zip(*map(cr.columns, pieces))] if n else []
         self._mem = Memory()
         self._env = _Env(mem=self._mem)
@@ -178,14 +178,14 @@ class Game:
 
     def _compute(self) -> bool:
         """Build the acceptance map of the active line; returns whether any piece is movable."""
-        line, cnt = self._line, self._cnt
-        hint = None if line.plain_col is None else self._cols[line.plain_col]
+        line, cnt, cols = self._line, self._cnt, self._cols
+        hint = None if line.plain_col is None else cols[line.plain_col]
         acc = []
         elig: dict[str, int] = {}  # order eligibility, shared by the line's atoms
         for i, a in line.others:
             if cnt[i] == 0:
                 continue
-            masks = self._atom_masks(a, elig)
+            masks = cols[a.col] if a.table_driven else self._atom_masks(a, elig)
             if masks is None:
                 continue
             if cnt[i] > 0:
@@ -199,8 +199,9 @@ class Game:
         return any(hint)
 
     def _atom_masks(self, a, elig: dict[str, int]) -> list[int] | None:
-        """The buckets atom ``a`` accepts for every slot; None if its memory tests rule it out."""
-        pieces, col, env = self._pieces, self._cols[a.uid], self._env
+        """The buckets atom ``a`` (not table-driven) accepts for every slot; None if its memory tests
+        rule it out."""
+        pieces, col, env = self._pieces, self._cols[a.col], self._env
         pre = 15
         if a.mem_tests or a.mem_bucket is not None:
             env.piece = env.b = None
@@ -211,7 +212,7 @@ class Game:
                 pre &= bucket_mask(a.mem_bucket(env))
             if not pre:
                 return None
-        if a.table_driven:
+        if not a.per_piece:
             return col if pre == 15 else [m & pre for m in col]
         orders, occ = self._orders, self._occ
         masks = [0] * len(col)

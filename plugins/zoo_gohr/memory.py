@@ -28,28 +28,56 @@ def piece_obj(piece, bucket) -> Obj:
 
 
 class Memory:
-    """Updated on accepted moves only; never reset within an episode."""
-    __slots__ = ("p", "last", "by")
+    """Updated on accepted moves only; never reset within an episode.
+
+    ``p`` is set at once; ``last`` and ``by`` are built on first use from the moves recorded since
+    (kept as two plain lists), so rules that only read ``p`` allocate nothing per move, which also
+    keeps the garbage collector quiet when thousands of games run side by side.
+    """
+    __slots__ = ("p", "_last", "_by", "_pieces", "_buckets")
 
     def __init__(self):
         self.p: frozenset = EMPTY            # {bucket of the last removed piece}
-        self.last: Obj | None = None
-        self.by: dict[str, dict] = {}        # key -> value -> last removed Obj with that value
+        self._last: Obj | None = None
+        self._by: dict[str, dict] = {}       # key -> value -> last removed Obj with that value
+        self._pieces: list = []              # moves recorded but not yet in _last/_by
+        self._buckets: list[int] = []
 
     def record(self, piece, bucket: int) -> None:
-        o = piece_obj(piece, bucket)
         self.p = BUCKET_SETS[bucket]
-        self.last = o
-        by = self.by
-        for k, v in o.fields.items():
-            d = by.get(k)
-            if d is None:
-                by[k] = {v: o}
-            else:
-                d[v] = o
+        self._pieces.append(piece)
+        self._buckets.append(bucket)
+
+    @property
+    def last(self) -> Obj | None:
+        """The last removed piece (None before the first move)."""
+        if self._pieces:
+            self._catch_up()
+        return self._last
+
+    @property
+    def by(self) -> dict[str, dict]:
+        """``by[key][value]``: the last removed piece whose ``key`` was ``value``."""
+        if self._pieces:
+            self._catch_up()
+        return self._by
+
+    def _catch_up(self) -> None:
+        by = self._by
+        for piece, bucket in zip(self._pieces, self._buckets):
+            o = self._last = piece_obj(piece, bucket)
+            for k, v in o.fields.items():
+                d = by.get(k)
+                if d is None:
+                    by[k] = {v: o}
+                else:
+                    d[v] = o
+        self._pieces.clear()
+        self._buckets.clear()
 
     def copy(self) -> "Memory":
         m = Memory()
-        m.p, m.last = self.p, self.last
-        m.by = {k: dict(d) for k, d in self.by.items()}
+        m.p, m._last = self.p, self._last
+        m._by = {k: dict(d) for k, d in self._by.items()}
+        m._pieces, m._buckets = list(self._pieces), list(self._buckets)
         return m
