@@ -6,8 +6,9 @@
   ``trials: 18`` runs all of them and the report takes the best);
 * perturb: the fixed action with probability 1 - ``perturb``, else a uniform one (per decision).
 
-Episodes are reset with seeds derived from the trial seed and the episode number, so a trial
-resumed from a checkpoint (always at an episode boundary) ends exactly as an uninterrupted one.
+Checkpoints fall between episodes; the first episode after the agent is built or loaded resets the
+env with a seed derived from the trial seed and the episodes done, later ones reset unseeded
+(re-seeding an ALE env reloads its ROM).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class BaselineAgent(Agent):
             raise ValueError(f"action {self.action} is outside the env's {actions} actions")
         self.rng = np.random.default_rng(context.seed)
         self._steps = self.episodes = 0
+        self._reseed = True
 
     @property
     def steps(self) -> int:
@@ -58,7 +60,7 @@ class BaselineAgent(Agent):
             return int(rng.integers(n))
         return self.action
 
-    def play(self, env, seed: int, rng: np.random.Generator) -> tuple[float, int]:
+    def play(self, env, seed: int | None, rng: np.random.Generator) -> tuple[float, int]:
         """One episode: (return, decisions)."""
         env.reset(seed=seed)
         total, steps, done = 0.0, 0, False
@@ -74,7 +76,9 @@ class BaselineAgent(Agent):
 
     def learn_episodes(self, episodes: int) -> None:
         for _ in range(episodes):
-            total, steps = self.play(self.env, episode_seed(self.context.seed, self.episodes), self.rng)
+            seed = episode_seed(self.context.seed, self.episodes) if self._reseed else None
+            total, steps = self.play(self.env, seed, self.rng)
+            self._reseed = False
             self._steps += steps
             self.episodes += 1
             self.context.logger.log(self._steps, episode_return=total, episode_length=steps)
@@ -82,7 +86,7 @@ class BaselineAgent(Agent):
     def evaluate(self, episodes: int, seed: int) -> list[float]:
         env, rng = self.context.make_env(seed), np.random.default_rng(seed)
         try:
-            return [self.play(env, episode_seed(seed, k), rng)[0] for k in range(episodes)]
+            return [self.play(env, seed if k == 0 else None, rng)[0] for k in range(episodes)]
         finally:
             env.close()
 
@@ -94,6 +98,7 @@ class BaselineAgent(Agent):
         state = json.loads((Path(directory) / "baseline.json").read_text())
         self._steps, self.episodes = state["steps"], state["episodes"]
         self.rng.bit_generator.state = state["rng"]
+        self._reseed = True
 
     def close(self) -> None:
         self.env.close()

@@ -5,9 +5,10 @@ normalisation); the step size is alpha over the largest number of active feature
 An episode that hits the env's time limit (e.g. the 18,000-frame cap) ends without bootstrapping,
 as in the ALE paper's code, unless ``bootstrap_on_truncation``.
 
-Every episode is reset with a seed derived from the trial seed and the episode number, and `learn`
-runs whole episodes, so checkpoints fall between episodes and a resumed trial ends exactly as an
-uninterrupted one.
+`learn` runs whole episodes, so checkpoints fall between episodes. The first episode after the agent
+is built or loaded resets the env with a seed derived from the trial seed and the episodes done
+(later ones reset unseeded: re-seeding an ALE env reloads its ROM, ~0.3 s); a resumed trial ends
+exactly as an uninterrupted one when the env's dynamics are deterministic given that seed.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class SarsaAgent(Agent):
         )
         self.reward_scale: float | None = None
         self._steps = self.episodes = 0
+        self._reseed = True
 
     @property
     def steps(self) -> int:
@@ -97,7 +99,7 @@ class SarsaAgent(Agent):
             self.reward_scale = abs(reward)
         return reward / self.reward_scale
 
-    def _start(self, env, seed: int):
+    def _start(self, env, seed: int | None):
         env.reset(seed=seed)
         active = self.features.active(env)
         self.learner.observe(active)
@@ -107,7 +109,8 @@ class SarsaAgent(Agent):
         """One training episode: (raw return, decisions)."""
         learner, env = self.learner, self.env
         learner.clear_traces()
-        active, action = self._start(env, episode_seed(self.context.seed, self.episodes))
+        active, action = self._start(env, episode_seed(self.context.seed, self.episodes) if self._reseed else None)
+        self._reseed = False
         total, steps = 0.0, 0
         while True:
             learner.mark(active, action)
@@ -145,7 +148,7 @@ class SarsaAgent(Agent):
         returns = []
         try:
             for k in range(episodes):
-                active, action = self._start(env, episode_seed(seed, k))
+                active, action = self._start(env, seed if k == 0 else None)
                 total, done = 0.0, False
                 while not done:
                     _, reward, terminated, truncated, _ = env.step(action)
@@ -176,6 +179,7 @@ class SarsaAgent(Agent):
         self._steps, self.episodes = state["steps"], state["episodes"]
         self.reward_scale, self.learner.max_active = state["reward_scale"], state["max_active"]
         self.rng.bit_generator.state = state["rng"]
+        self._reseed = True
 
     def close(self) -> None:
         self.env.close()

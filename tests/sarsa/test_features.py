@@ -1,0 +1,100 @@
+"""The ALE feature sets on synthetic screens and RAM with known answers (specs/ale.md §12, tests 1-7)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from zoo_sarsa.features import BasicFeatures, BassFeatures, LshFeatures, RamFeatures
+from zoo_sarsa.pairs import pair_index, pairs_size, with_pairs
+from zoo_sarsa.screens import background_mode, secam
+
+BACKGROUND = np.tile(np.arange(0, 160, dtype=np.uint8) // 10 * 2, (210, 1))  # a striped, non-uniform scene
+
+
+def test_sizes():
+    assert BasicFeatures(BACKGROUND).size == 28_672
+    assert BassFeatures(BACKGROUND).size == 1_606_528
+    assert RamFeatures().size == 524_800
+    lsh = LshFeatures()
+    assert lsh.size == 100_000 and len(lsh.from_screen(BACKGROUND)) == 2000
+
+
+def test_basic_on_known_screens():
+    basic = BasicFeatures(BACKGROUND)
+    assert len(basic.from_screen(BACKGROUND)) == 0
+    screen = BACKGROUND.copy()
+    screen[45:60, 50:60] = 0x44  # tile (row 3, col 5)
+    assert basic.from_screen(screen).tolist() == [(3 * 16 + 5) * 128 + 0x22] == [6818]
+    shifted = BACKGROUND.copy()
+    shifted[45:60, 55:65] = 0x44  # straddles columns 5 and 6
+    assert basic.from_screen(shifted).tolist() == [6818, 6818 + 128]
+
+
+def test_secam_map():
+    indices = np.arange(0, 256, 2, dtype=np.uint8)
+    assert np.array_equal(secam(indices), (indices >> 1) & 7)
+    assert len(np.unique(secam(indices))) == 8
+    assert secam(np.uint8(0x44)) == secam(np.uint8(0x54))  # same luminance, different hue
+
+
+def test_bass_pairs():
+    bass = BassFeatures(BACKGROUND)
+    screen = BACKGROUND.copy()
+    screen[0:15, 0:10] = 0x44  # tile 0, SECAM colour 2
+    screen[195:210, 150:160] = 0x0E  # tile 223, SECAM colour 7
+    i, j = 0 * 8 + 2, 223 * 8 + 7
+    assert bass.from_screen(screen).tolist() == [i, j, int(pair_index(i, j, 1792))]
+
+
+def test_pair_index_is_a_bijection_onto_the_pair_range():
+    n = 50
+    i, j = np.triu_indices(n, k=1)
+    index = pair_index(i, j, n)
+    assert sorted(index.tolist()) == list(range(n, pairs_size(n)))
+    assert len(with_pairs(np.array([1, 5, 7, 9]), n)) == 4 + 6
+
+
+def test_ram():
+    ram = RamFeatures()
+    assert len(ram.from_ram(np.zeros(128, np.uint8))) == 0
+    one = np.zeros(128, np.uint8)
+    one[0] = 0b00000101
+    assert ram.from_ram(one).tolist() == [0, 2, int(pair_index(0, 2, 1024))]
+    assert len(ram.from_ram(np.full(128, 0xFF, np.uint8))) == 1024 + 523_776
+
+
+def test_lsh_blocks_determinism_and_locality():
+    lsh = LshFeatures(seed=3)
+    active = lsh.from_screen(BACKGROUND)
+    assert np.array_equal(active // 50, np.arange(2000))
+    assert np.array_equal(active, LshFeatures(seed=3).from_screen(BACKGROUND.copy()))
+    changed = BACKGROUND.copy()
+    y, x = 2, 3
+    changed[y, x] = 10  # c7 5, was c7 0
+    old, new = x + 160 * y + 33600 * (int(BACKGROUND[y, x]) >> 1), x + 160 * y + 33600 * 5
+    assert new == 168_323
+    coords = lsh.pixel.astype(np.int64) + 33600 * lsh.colour.astype(np.int64)
+    touched = np.flatnonzero(((coords == old) | (coords == new)).any(axis=1))
+    moved = np.flatnonzero(lsh.from_screen(changed) != active)
+    assert set(moved) <= set(touched)
+
+
+def test_background_is_the_mode_and_the_sprite_is_foreground():
+    rng = np.random.default_rng(0)
+    scene = (rng.integers(0, 128, size=(210, 160)) * 2).astype(np.uint8)
+    frames = []
+    for t in range(200):
+        frame = scene.copy()
+        frame[100:110, t % 150:t % 150 + 8] = 0xFE
+        frames.append(frame)
+    background = background_mode([np.stack(frames[:120]), np.stack(frames[120:])])
+    assert np.array_equal(background, scene)
+    basic = BasicFeatures(background)
+    assert len(basic.from_screen(frames[7])) > 0 and len(basic.from_screen(scene)) == 0
+
+
+def test_grids_must_divide_the_screen():
+    assert BassFeatures(BACKGROUND, cols=8, rows=7).size == pairs_size(8 * 7 * 8)
+    with pytest.raises(ValueError, match="does not divide"):
+        BassFeatures(BACKGROUND, cols=15)
