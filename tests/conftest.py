@@ -69,17 +69,22 @@ def _can_build_wheels_offline() -> bool:
 
 
 class ZooCli:
-    """Runs the venv's ``zoo`` console script in subprocesses with extra folders on PYTHONPATH."""
+    """Runs the venv's ``zoo`` console script in subprocesses with extra folders on PYTHONPATH.
+
+    `defaults` are environment variables of every call (e.g. ZOO_PLUGINS); a call may override them.
+    """
 
     executable = Path(sys.executable).parent / "zoo"
 
-    def __init__(self, *paths: Path):
+    def __init__(self, *paths: Path, **defaults: str):
         self.paths = [str(p) for p in paths]
+        self.defaults = defaults
 
     def env(self, extra_paths=(), **variables: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in ("ZOO_PLUGINS", "ZOO_DISABLE_PLUGINS", "PYTHONPATH")}
         env.update(PYTHONPATH=os.pathsep.join([*map(str, extra_paths), *self.paths]), OMP_NUM_THREADS="1",
-                   MKL_NUM_THREADS="1", **variables)
+                   MKL_NUM_THREADS="1", **self.defaults)
+        env.update(variables)
         return env
 
     def run(self, *args, extra_paths=(), cwd=None, timeout: float = 180, **variables: str) -> subprocess.CompletedProcess:

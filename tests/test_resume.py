@@ -62,6 +62,12 @@ logging:
 TIMING = ("wall_seconds", "cpu_seconds")
 
 
+@pytest.fixture(scope="module")
+def zoo_cli(example_plugin_site, zoo_cli_with):
+    """``zoo`` with only the plugins these specs use: the runs, not plugin loading, are under test."""
+    return zoo_cli_with(example_plugin_site, ZOO_PLUGINS="example,gym,sb3")
+
+
 def write_spec(folder: Path, text: str, **fields) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "spec.yaml"
