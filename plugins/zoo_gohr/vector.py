@@ -43,33 +43,35 @@ _CODES = _code_table()
 class _Writes:
     """What one step's accepted moves and resets change, as flat indices into the env's arrays.
 
-    Cells are numbered ``env * CELLS + pos - 1``; ``moves`` holds (env, cell 0..35, bucket, shape,
-    color) of each accepted move, shape and color being indices in the layout (-1: not in it).
+    Cells are numbered ``env * CELLS + pos - 1``; ``moves`` holds (env, cell 0..35, bucket) of each
+    accepted move (whose cell becomes empty).
     """
-    __slots__ = ("state_at", "state", "mask_on", "mask_off", "obs_on", "moves", "over", "reset")
+    __slots__ = ("state_at", "state", "mask_on", "obs_on", "moves", "over", "reset")
 
     def __init__(self):
         self.state_at: list[int] = []
         self.state: list[int] = []
         self.mask_on: list[int] = []
-        self.mask_off: list[int] = []
         self.obs_on: list[int] = []
-        self.moves: list[tuple[int, int, int, int, int]] = []
+        self.moves: list[tuple[int, int, int]] = []
         self.over: list[int] = []   # envs whose game is over
         self.reset: list[int] = []  # envs on a new board (arrays cleared before the writes)
 
 
-def _write_moves(layout: ObservationLayout, obs: np.ndarray, moves: list[tuple]) -> None:
-    """``layout.write_move`` for many envs at once (at most one move per env)."""
-    rows, cells, buckets, shapes, colors = np.array(moves, np.intp).T
-    obs[rows[:, None], (cells * layout.per_cell)[:, None] + np.arange(layout.per_cell)] = 0.0
+def _write_moves(layout: ObservationLayout, obs: np.ndarray, rows, cells, buckets) -> None:
+    """``layout.write_move`` for many envs at once (at most one move per env, cells 0..35): the
+    piece's shape and color are read from the board bits before they are cleared."""
+    board_at = rows[:, None], (cells * layout.per_cell)[:, None] + np.arange(layout.per_cell)
+    board = obs[board_at]
+    obs[board_at] = 0.0
     obs[rows, layout.last:layout.by_shape] = 0.0
     obs[rows, layout.last + buckets] = 1.0
     obs[rows, layout.last_pos + cells] = 1.0
-    for kind, last_at, by_at in ((shapes, layout.last_shape, layout.by_shape),
-                                 (colors, layout.last_color, layout.by_color)):
-        known = kind >= 0
-        r, k, b = rows[known], kind[known], buckets[known]
+    nshapes = len(layout.shapes)
+    for bits, last_at, by_at in ((board[:, :nshapes], layout.last_shape, layout.by_shape),
+                                 (board[:, nshapes:], layout.last_color, layout.by_color)):
+        known = bits.any(axis=1)
+        r, k, b = rows[known], bits[known].argmax(axis=1), buckets[known]
         obs[r, last_at + k] = 1.0
         start = by_at + k * BUCKETS
         obs[r[:, None], start[:, None] + np.arange(BUCKETS)] = 0.0
@@ -173,17 +175,13 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
 
     def _accept(self, i: int, cell: int, b: int, writes: _Writes) -> None:
         """Play an accepted move (cell 0..35, bucket) of env i in its Game and note what changes."""
-        at = i * CELLS + cell
-        game, single = self.games[i], self._single[i]
-        piece = self._pieces[i][single.pop(at)]
+        single = self._single[i]
+        piece = self._pieces[i][single.pop(i * CELLS + cell)]
+        game = self.games[i]
         result = game.move(piece.id, b)
         assert result.accepted, "cell table out of sync with the game"
-        layout = self.layout
-        writes.moves.append((i, cell, b, layout.shapes.get(piece.shape, -1), layout.colors.get(piece.color, -1)))
-        writes.mask_off.append(at)
-        writes.state_at.append(at)
-        writes.state.append(_EMPTY)
-        if game.finish != Finish.NO:
+        writes.moves.append((i, cell, b))
+        if game.finish:
             writes.over.append(i)
             self._finish[i] = game.finish
             return
@@ -235,11 +233,13 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
             self._obs[writes.reset] = 0.0
             self._mask[writes.reset] = False
             self._state[writes.reset] = _EMPTY
-        if writes.moves:
-            _write_moves(self.layout, self._obs, writes.moves)
-        self._obs.reshape(-1)[writes.obs_on] = 1.0
         by_cell = self._mask.reshape(-1, BUCKETS)
-        by_cell[writes.mask_off] = False
+        if writes.moves:
+            rows, cells, buckets = np.array(writes.moves, np.intp).T
+            _write_moves(self.layout, self._obs, rows, cells, buckets)
+            by_cell[rows * CELLS + cells] = False
+            self._state.reshape(-1)[rows * CELLS + cells] = _EMPTY
+        self._obs.reshape(-1)[writes.obs_on] = 1.0
         by_cell[writes.mask_on] = True
         self._state.reshape(-1)[writes.state_at] = writes.state
         self._state[writes.over] = _OVER
