@@ -81,12 +81,12 @@ def make_atari_env(game: str, protocol: Protocol, seed: int | None = None) -> gy
 
 
 def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: int | None = None):
-    """ale-py's ``AtariVectorEnv`` with `protocol`'s settings (NEXT_STEP autoreset, one thread per env)."""
+    """ale-py's ``AtariVectorEnv`` with `protocol`'s settings (NEXT_STEP autoreset, one worker thread)."""
     from ale_py.vector_env import AtariVectorEnv
 
     height, width = (protocol.screen_size,) * 2 if protocol.screen_size is not None else NATIVE_SIZE
     env = AtariVectorEnv(
-        game, num_envs, num_threads=num_envs, max_num_frames_per_episode=protocol.max_episode_frames,
+        game, num_envs, num_threads=1, max_num_frames_per_episode=protocol.max_episode_frames,
         repeat_action_probability=protocol.sticky_actions, full_action_space=protocol.full_action_space,
         img_height=height, img_width=width, grayscale=protocol.observation == "grayscale",
         stack_num=protocol.frame_stack, frameskip=protocol.frame_skip, maxpool=protocol.max_pool,
