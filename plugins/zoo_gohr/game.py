@@ -41,6 +41,10 @@ class MoveResult(NamedTuple):
 
 
 _R = {(c, f): MoveResult(c, c == Code.ACCEPT, f) for c in Code for f in Finish}
+# The answers of ordinary moves, looked up once: reading an enum member (Code.ACCEPT) costs ~0.3 us
+_ACCEPTED = tuple(_R[Code.ACCEPT, f] for f in Finish)  # by finish
+_DENIED, _IMMOVABLE = _R[Code.DENY, Finish.NO], _R[Code.IMMOVABLE, Finish.NO]
+_EMPTY_CELL, _CROWDED = _R[Code.EMPTY_CELL, Finish.NO], _R[Code.MULTIPLE_OBJECTS_IN_CELL, Finish.NO]
 
 
 class Game:
@@ -99,7 +103,7 @@ class Game:
             return _R[Code.INVALID_POS, self.finish]
         k = self._cells[pos]
         if k != 1:
-            return _R[Code.EMPTY_CELL if k == 0 else Code.MULTIPLE_OBJECTS_IN_CELL, self.finish]
+            return _EMPTY_CELL if k == 0 else _CROWDED
         for j in self._alive:
             if self._pieces[j].pos == pos:
                 return self._attempt(j, bucket)
@@ -111,11 +115,11 @@ class Game:
         self.attempts += 1
         h = self._hint[j]
         if not h:
-            return _R[Code.IMMOVABLE, Finish.NO]
+            return _IMMOVABLE
         if not (h >> b) & 1:
-            return _R[Code.DENY, Finish.NO]
+            return _DENIED
         self._accept(j, b)
-        return _R[Code.ACCEPT, self.finish]
+        return _ACCEPTED[self.finish]
 
     def _accept(self, j: int, b: int) -> None:
         cnt = self._cnt
