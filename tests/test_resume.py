@@ -221,3 +221,28 @@ def test_parallel_trials_resume(zoo_cli, parallel_reference, tmp_path, sig):
     assert status(run) == ("interrupted" if sig == signal.SIGINT else "running")
     resume(zoo_cli, run)
     assert outcome(run) == outcome(parallel_reference)
+
+
+def test_workers_end_when_their_parent_is_killed_alone(zoo_cli, tmp_path):
+    """kill -9 of `zoo train` alone (not its process group) leaves no worker training on as an orphan."""
+    run = tmp_path / "run"
+    process = zoo_cli.popen("train", write_spec(tmp_path, CORRIDOR, trials=2, workers=2), "--run-dir", run,
+                            "--no-progress", start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len({name.split("/")[0] for name in checkpoints(run)}) < 2 if run.exists() else True:
+            assert process.poll() is None and time.monotonic() < deadline, "no checkpoints from both workers"
+            time.sleep(0.01)
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        assert len(children) >= 2
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{child}").exists() for child in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [child for child in children if Path(f"/proc/{child}").exists()], "orphaned workers"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    resume(zoo_cli, run)

@@ -196,6 +196,8 @@ def run_unit(
 
     torch.set_num_threads(spec.backend.torch_threads)
     checkpoints = home / "checkpoints"
+    for torn in checkpoints.glob(".ckpt-*.tmp"):  # left by a process killed while checkpointing
+        shutil.rmtree(torn, ignore_errors=True)
     latest = list(iter_checkpoints(checkpoints))[-1:]
     resume_steps = read_json(latest[0][1] / PROGRESS)["steps"] if latest else [None] * len(unit)
     seed_everything(seeds[0])
@@ -394,6 +396,14 @@ def _worker_init(event, queue) -> None:
     global _worker_event, _worker_queue
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; workers stop at a checkpoint
     _worker_event, _worker_queue = event, queue
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when the parent is gone (killed), so no orphan races a later resume."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _worker_unit(run_path: str, unit: list[int]) -> str:
