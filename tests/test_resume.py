@@ -120,8 +120,7 @@ def checkpoints(run: Path) -> dict[str, int]:
 def interrupt(zoo_cli, spec: Path, run: Path, trials: int, sig: signal.Signals) -> subprocess.CompletedProcess:
     """Start ``zoo train`` in its own process group; signal the group once each trial has a checkpoint.
 
-    The whole group is signalled, as a terminal's Ctrl-C does. (The core does not yet stop worker
-    processes whose parent was killed alone: they train on as orphans.)
+    The whole group is signalled, as a terminal's Ctrl-C does (killing the parent alone is tested below).
     """
     process = zoo_cli.popen("train", spec, "--run-dir", run, "--no-progress", start_new_session=True)
     deadline = time.monotonic() + 60
