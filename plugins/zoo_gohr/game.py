@@ -62,11 +62,12 @@ class Game:
         if len(self._slot) != n:
             raise ValueError("duplicate piece ids")
         self._alive = list(range(n))
-        self._cells = [0] * 37
-        self._occ = 0
+        self._cells = cells = [0] * 37
+        occ = 0
         for p in pieces:
-            self._cells[p.pos] += 1
-            self._occ |= 1 << p.pos
+            cells[p.pos] += 1
+            occ |= 1 << p.pos
+        self._occ = occ
         # per column of cr.columns (CLine.plain_col, CAtom.col), the static masks of every slot
         # (zeroed when a piece leaves)
         self._cols = [list(col) for col in zip(*map(cr.columns, pieces))] if n else []

@@ -21,21 +21,22 @@ class JavaRandom:
         return self.next_ints((bound,))[0]
 
     def next_ints(self, bounds) -> list[int]:
-        """``[nextInt(b) for b in bounds]``, in one loop: the generator draws a whole board at once."""
+        """``[nextInt(b) for b in bounds]``, in one loop (the generator draws its values in runs)."""
         seed, out = self._seed, []
+        append = out.append
         for bound in bounds:
             if bound <= 0:
                 raise ValueError("bound must be positive")
             seed = (seed * _MULT + 0xB) & _MASK
             bits = seed >> 17                               # next(31), never negative
             if bound & (bound - 1) == 0:
-                out.append((bound * bits) >> 31)
+                append((bound * bits) >> 31)
                 continue
             val = bits % bound
             while bits - val + (bound - 1) >= 1 << 31:     # Java's rejection of the biased tail
                 seed = (seed * _MULT + 0xB) & _MASK
                 bits = seed >> 17
                 val = bits % bound
-            out.append(val)
+            append(val)
         self._seed = seed
         return out

@@ -18,7 +18,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .env import ACTIONS, BUCKETS, CELLS, ObservationLayout
-from .game import Code, Finish, Game
+from .game import Code, Game
 from .ruleset import RuleSet
 
 # Cell states beside the hint masks 0..15.
@@ -204,7 +204,7 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
                 del single[at]
             writes.state_at += crowded
             writes.state += [_CROWDED] * len(crowded)
-        if game.finish != Finish.NO:
+        if game.finish:
             writes.over.append(i)
         else:
             hints = game.slot_hints()
