@@ -61,3 +61,10 @@ def register_reporters(register):
 
     register(ReporterEntry(name="atari", envs=("atari",), report=report_atari, compare=compare_atari,
                            description="raw scores, HNS, HWRNS/SABER, HWRB and the ALE paper's normalisations"))
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import atari_app
+
+    cli.add_typer(atari_app, name="atari", help="Atari tools: games and splits, protocols, the ALE methodology's specs.")
