@@ -73,7 +73,7 @@ class SarsaLambda:
             self.trace.reshape(self.actions, self.size)[:, active] = 0
         flat = self._flat(active, action)
         self.trace[flat] = 1
-        new = flat[~self.in_live[flat]]
+        new = np.unique(flat[~self.in_live[flat]])  # count features repeat indices
         self.in_live[new] = True
         self.live = np.concatenate([self.live, new])
 

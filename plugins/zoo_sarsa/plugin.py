@@ -30,6 +30,16 @@ class LshParams(Params):
     seed: int = Field(default=0, ge=0)
 
 
+class DiscoParams(Params):
+    """DISCO's preprocessing sample and tile coding (specs/ale.md §5.4 defaults)."""
+
+    preprocessing_frames: int = Field(default=36_000, ge=1, le=10**7, description="frames sampled (the paper: 36,000)")
+    preprocessing_seed: int = Field(default=0, ge=0)
+    tilings: int = Field(default=4, ge=1, le=64, description="T")
+    resolution: int = Field(default=8, ge=1, le=256, description="R: an R x R grid per tiling")
+    cap: int = Field(default=8, ge=1, le=1000, description="instances per class")
+
+
 def _background(params, env):
     from .screens import game_background
 
@@ -60,6 +70,17 @@ def make_lsh(params: LshParams, env):
     return LshFeatures(params.tables, params.support, params.buckets, params.seed)
 
 
+def make_disco(params: DiscoParams, env):
+    from .disco import DiscoFeatures, discover_classes
+    from .screens import game_background, sample_screens
+
+    background = game_background(env, params.preprocessing_frames, params.preprocessing_seed)
+    screens = (s for batch in sample_screens(env.unwrapped.ale, params.preprocessing_frames, params.preprocessing_seed)
+               for s in batch)
+    classes = discover_classes(screens, background)
+    return DiscoFeatures(background, classes, tilings=params.tilings, resolution=params.resolution, cap=params.cap)
+
+
 def make_sarsa(params, context):
     from .agent import SarsaAgent
 
@@ -74,6 +95,8 @@ def register_features(register):
                           description="ALE BASS: tile x 8 SECAM colours plus all pairs (1,606,528)"))
     register(FeatureEntry(name="ram", factory=make_ram,
                           description="ALE RAM: 1024 bits plus all pairs (524,800)"))
+    register(FeatureEntry(name="disco", params=DiscoParams, factory=make_disco,
+                          description="ALE DISCO: tile-coded object classes and their pairs (counts)"))
     register(FeatureEntry(name="lsh", params=LshParams, factory=make_lsh,
                           description="ALE LSH: random projections of the screen hashed (100,000; 2,000 active)"))
 
