@@ -110,7 +110,7 @@ class LinearDQNAgent(Agent):
     def _act(self, rows: np.ndarray, types: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Epsilon-greedy actions; greedy ties go to the lowest action index (as argmax does)."""
         p = self.params
-        epsilon = p.eps_end + (p.eps_start - p.eps_end) * np.exp(-self._steps[rows] / p.eps_decay)
+        epsilon = p.epsilon(self._steps[rows])
         valid = np.repeat(types != self.empty, BUCKETS, axis=1) if p.mask_actions else None
         actions = np.zeros(len(rows), np.int64)
         greedy = []

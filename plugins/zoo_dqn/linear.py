@@ -68,9 +68,11 @@ class LinearQ:
         self.theta[rows] -= self.lr * (m / (1 - b1 ** k)) / (np.sqrt(v / (1 - b2 ** k)) + self.eps)
 
     def state(self) -> dict[str, np.ndarray]:
-        return {"theta": self.theta, "target": self.target, "m": self.m, "v": self.v, "updates": self.updates}
+        return {"theta": self.theta, "target": self.target, "m": self.m, "v": self.v, "updates": self.updates,
+                "target_max": self._target_max}
 
     def load(self, arrays) -> None:
+        """Restore `state` (the target's table too: recomputing it could differ in the last bit)."""
         for name in ("theta", "target", "m", "v", "updates"):
             getattr(self, name)[...] = arrays[name]
-        self._tabulate(np.arange(len(self.theta)))
+        self._target_max[...] = arrays["target_max"]

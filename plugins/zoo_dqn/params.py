@@ -35,10 +35,48 @@ class LinearDQNParams(Params):
     target_unit: Literal["episodes", "moves"] = "episodes"
     mask_actions: bool = Field(default=False, description="explore and act only on occupied cells")
 
+    def epsilon(self, moves):
+        """Exploration rate after `moves` moves of the trial: end + (start - end) exp(-moves / decay)."""
+        import numpy as np
+
+        return self.eps_end + (self.eps_start - self.eps_end) * np.exp(-np.asarray(moves) / self.eps_decay)
+
     @model_validator(mode="after")
     def _starts_after_a_batch(self):
         if self.learning_starts is not None and self.learning_starts < self.batch_size:
             raise ValueError(f"learning_starts ({self.learning_starts}) is below batch_size ({self.batch_size})")
+        if self.batch_size > self.replay_size:
+            raise ValueError(f"batch_size ({self.batch_size}) exceeds replay_size ({self.replay_size})")
+        return self
+
+
+class MLPDQNParams(Params):
+    """The authors' later MLP DQN (IEEE Access 2024; specs/gohr-dqn.md 2.1), per trial.
+
+    Double DQN with a Huber loss and RMSprop; exploration and greedy moves are masked to occupied
+    cells minus the moves rejected since the last accepted one. The input is the board one-hot
+    plus, for each of the last ``history`` accepted moves, the board then (``BS``, before the move)
+    or the moved piece's shape and color (``BD``), and the action one-hot (``AS``) or its row,
+    column and bucket (``AD``).
+    """
+
+    featurization: Literal["BS_AS", "BS_AD", "BD_AS", "BD_AD"] = "BS_AS"
+    history: int = Field(default=6, ge=0, le=64, description="accepted moves remembered (n)")
+    hidden: list[int] = Field(default_factory=lambda: [700, 700], min_length=1)
+    gamma: float = Field(default=0.001, ge=0.0, le=1.0)
+    lr: float = Field(default=1e-4, gt=0.0, le=10.0, description="RMSprop step size")
+    replay_size: int = Field(default=30_000, ge=1, le=10_000_000)
+    batch_size: int = Field(default=256, ge=1, le=100_000)
+    target_period: int = Field(default=100, ge=1, description="moves between target syncs")
+    eps_start: float = Field(default=0.99, ge=0.0, le=1.0)
+    eps_end: float = Field(default=0.0001, ge=0.0, le=1.0)
+    eps_decay: float = Field(default=200.0, gt=0.0, description="moves")
+    mask_rejected: bool = Field(default=True, description="mask empty cells and moves rejected since the last accepted one")
+
+    epsilon = LinearDQNParams.epsilon
+
+    @model_validator(mode="after")
+    def _batch_fits(self):
         if self.batch_size > self.replay_size:
             raise ValueError(f"batch_size ({self.batch_size}) exceeds replay_size ({self.replay_size})")
         return self

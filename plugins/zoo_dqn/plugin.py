@@ -1,10 +1,10 @@
-"""The zoo plugin of the GOHR paper's linear DQN."""
+"""The zoo plugin of the GOHR paper's linear DQN and the authors' later MLP DQN."""
 
 from __future__ import annotations
 
 from zoo import AgentEntry, hookimpl
 
-from .params import LinearDQNParams
+from .params import LinearDQNParams, MLPDQNParams
 
 
 def make_linear_dqn(params: LinearDQNParams, contexts):
@@ -13,7 +13,15 @@ def make_linear_dqn(params: LinearDQNParams, contexts):
     return LinearDQNAgent(params, contexts)
 
 
+def make_mlp_dqn(params: MLPDQNParams, context):
+    from .mlp import MLPDQNAgent
+
+    return MLPDQNAgent(params, context)
+
+
 @hookimpl
 def register_agents(register):
     register(AgentEntry(name="gohr-linear-dqn", params=LinearDQNParams, factory=make_linear_dqn, batched_trials=True,
                         description="the GOHR paper's linear DQN over phi(S, A) (A.1.2), trials batched"))
+    register(AgentEntry(name="gohr-mlp-dqn", params=MLPDQNParams, factory=make_mlp_dqn,
+                        description="the GOHR authors' later MLP double DQN (IEEE Access 2024), masked, last-n-moves input"))
