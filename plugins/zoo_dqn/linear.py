@@ -26,15 +26,18 @@ class LinearQ:
 
     def q_actions(self, rows: np.ndarray, types: np.ndarray, last: np.ndarray) -> np.ndarray:
         """(len(rows), 144) Q-values of every action of each trial's state."""
-        idx = self.table[last[:, None], types].reshape(len(rows), -1)  # (n, 36*4*18)
-        q = np.take_along_axis(self.theta[rows], idx, axis=1)
-        return q.reshape(len(rows), -1, self.table.shape[-1]).sum(-1)
+        idx = self.table[last[:, None], types]  # (n, 36, 4, 18)
+        return self._gather(self.theta, rows, idx).reshape(len(rows), -1, idx.shape[-1]).sum(-1)
 
     def q_taken(self, rows: np.ndarray, last: np.ndarray, kind: np.ndarray, bucket: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Q of stored (last, piece type, bucket) triples (n, B), and their feature indices (n, B, 18)."""
         idx = self.table[last, kind, bucket]
-        q = np.take_along_axis(self.theta[rows], idx.reshape(len(rows), -1), axis=1)
-        return q.reshape(idx.shape).sum(-1), idx
+        return self._gather(self.theta, rows, idx).sum(-1), idx
+
+    def _gather(self, weights: np.ndarray, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """weights[rows[i], idx[i, ...]] for each i, through one flat take."""
+        offsets = (rows * self.width).reshape(-1, *([1] * (idx.ndim - 1)))
+        return weights.ravel().take(idx + offsets)
 
     def refresh_target(self, rows: np.ndarray) -> None:
         """Copy theta into the target of `rows`, and tabulate max_b Q_target by (last, piece type)."""
@@ -54,18 +57,32 @@ class LinearQ:
         return best.max(-1)
 
     def step(self, rows: np.ndarray, idx: np.ndarray, dq: np.ndarray) -> None:
-        """One Adam step of each trial in `rows` along sum_j dq[j] * phi_j (the loss gradient)."""
+        """One Adam step of each trial in `rows` along sum_j dq[j] * phi_j (the loss gradient), as torch.optim.Adam."""
         n, width = len(rows), self.width
         flat = (np.arange(n)[:, None, None] * width + idx).ravel()
         grad = np.bincount(flat, weights=np.repeat(dq.ravel(), idx.shape[-1]), minlength=n * width).reshape(n, width)
         grad[:, -1] = 0.0
         b1, b2 = self.betas
-        self.updates[rows] += 1
-        k = self.updates[rows][:, None]
-        m = self.m[rows] * b1 + (1 - b1) * grad
-        v = self.v[rows] * b2 + (1 - b2) * grad * grad
-        self.m[rows], self.v[rows] = m, v
-        self.theta[rows] -= self.lr * (m / (1 - b1 ** k)) / (np.sqrt(v / (1 - b2 ** k)) + self.eps)
+        whole = n == len(self.theta) and (rows == np.arange(n)).all()
+        select = slice(None) if whole else rows
+        self.updates[select] += 1
+        k = self.updates[select][:, None]
+        m, v = (self.m, self.v) if whole else (self.m[rows], self.v[rows])
+        m *= b1
+        m += (1 - b1) * grad
+        v *= b2
+        grad *= grad
+        v += (1 - b2) * grad
+        denom = np.sqrt(v)
+        denom /= np.sqrt(1 - b2 ** k)
+        denom += self.eps
+        change = m / denom
+        change *= self.lr / (1 - b1 ** k)
+        if whole:
+            self.theta -= change
+        else:
+            self.m[rows], self.v[rows] = m, v
+            self.theta[rows] -= change
 
     def state(self) -> dict[str, np.ndarray]:
         return {"theta": self.theta, "target": self.target, "m": self.m, "v": self.v, "updates": self.updates,
