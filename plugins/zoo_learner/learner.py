@@ -91,7 +91,7 @@ class Learner:
         self.updates += 1
         if self.updates % self.push_every == 0:
             self.server.push(self.net.state_dict())
-        return {**metrics, "loss": float(loss), "lr": lr, "grad_norm": float(norm)}
+        return {**metrics, "loss": loss.item(), "lr": lr, "grad_norm": float(norm)}
 
     def state_dict(self) -> dict[str, Any]:
         return {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(), "updates": self.updates}

@@ -16,13 +16,13 @@ from torch import nn
 
 from zoo import Params
 
-TorsoName = Literal["mlp", "minatar", "nature", "impala"]
+TorsoName = Literal["auto", "mlp", "minatar", "nature", "impala"]
 
 
 class NetworkParams(Params):
     """Torso, recurrent core and heads of an agent's network."""
 
-    torso: TorsoName = Field(default="mlp", description="mlp for vectors; minatar, nature or impala for images (C, H, W)")
+    torso: TorsoName = Field(default="auto", description="mlp for vectors; minatar, nature or impala for images (C, H, W); auto: mlp or impala")
     hidden: list[int] = Field(default=[128], min_length=1, max_length=8, description="mlp layer sizes")
     impala_channels: list[int] = Field(default=[16, 32, 32], min_length=1, max_length=6)
     impala_blocks: int = Field(default=2, ge=0, le=8, description="residual blocks per IMPALA stage")
@@ -59,6 +59,8 @@ def _impala(in_channels: int, channels: Sequence[int], blocks: int) -> nn.Sequen
 
 def make_torso(params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Module, int]:
     """The torso for observations of `obs_shape` and its output size."""
+    if params.torso == "auto":
+        params = params.model_copy(update={"torso": "mlp" if len(obs_shape) == 1 else "impala"})
     if params.torso == "mlp":
         if len(obs_shape) != 1:
             raise ValueError(f"the mlp torso takes flat observations; got shape {obs_shape} (use a conv torso)")
