@@ -83,6 +83,7 @@ class SarsaAgent(Agent):
             int(self.env.action_space.n), int(self.features.size), bool(self.features.per_action),
             alpha=params.alpha, gamma=params.gamma, lam=params.lam, epsilon=params.epsilon,
             trace_cutoff=params.trace_cutoff, alpha_norm=params.alpha_norm, rng=self.rng, dtype=np.dtype(params.dtype),
+            repeated_indices=bool(getattr(self.features, "repeated_indices", False)),
         )
         self.reward_scale: float | None = None
         self._steps = self.episodes = 0

@@ -101,6 +101,7 @@ class DiscoFeatures:
     """Class-instance features of the screen (counts given as repeated indices)."""
 
     per_action = False
+    repeated_indices = True
 
     def __init__(self, background: np.ndarray, classes: list[list[bytes]], *, tilings: int = 4, resolution: int = 8,
                  cap: int = 8):

@@ -23,10 +23,11 @@ class SarsaLambda:
 
     def __init__(self, actions: int, size: int, per_action: bool, *, alpha: float, gamma: float, lam: float,
                  epsilon: float, trace_cutoff: float, alpha_norm: str, rng: np.random.Generator,
-                 dtype=np.float32):
+                 dtype=np.float32, repeated_indices: bool = False):
         self.actions, self.size, self.per_action = actions, size, per_action
         self.alpha, self.gamma, self.lam, self.epsilon = alpha, gamma, lam, epsilon
         self.trace_cutoff, self.alpha_norm, self.rng = trace_cutoff, alpha_norm, rng
+        self.repeated_indices = repeated_indices  # count features (DISCO) repeat an index n times
         total = size if per_action else actions * size
         self.theta = np.zeros(total, dtype)
         self.trace = np.zeros(total, dtype)
@@ -73,7 +74,9 @@ class SarsaLambda:
             self.trace.reshape(self.actions, self.size)[:, active] = 0
         flat = self._flat(active, action)
         self.trace[flat] = 1
-        new = np.unique(flat[~self.in_live[flat]])  # count features repeat indices
+        new = flat[~self.in_live[flat]]
+        if self.repeated_indices:
+            new = np.unique(new)
         self.in_live[new] = True
         self.live = np.concatenate([self.live, new])
 
