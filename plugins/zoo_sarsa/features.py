@@ -89,6 +89,8 @@ class LshFeatures:
     The screen bit vector has n = 128 * 210 * 160 coordinates, s[x + 160 y + 33600 c7] = 1. Projection
     i has k distinct support coordinates with a hash value in [0, M) each; its active feature is
     M*i + (sum of the hash values of its support coordinates that are on) mod M. Exactly l are active.
+    The support entries are kept sorted by (pixel, colour): a screen's 33,600 on-coordinates each
+    select a contiguous run of entries, so a screen costs O(pixels + hits), not O(l k).
     """
 
     per_action = False
@@ -97,17 +99,25 @@ class LshFeatures:
         rng = np.random.default_rng(seed)
         pixels = HEIGHT * WIDTH
         coords = np.stack([rng.choice(NTSC_COLOURS * pixels, size=support, replace=False) for _ in range(tables)])
-        self.pixel = (coords % pixels).astype(np.int32)
-        self.colour = (coords // pixels).astype(np.uint8)
         self.hash = rng.integers(buckets, size=(tables, support), dtype=np.int64)
+        self.coords = coords
+        key = (coords % pixels) * NTSC_COLOURS + coords // pixels  # pixel-major, then colour
+        order = np.argsort(key, axis=None, kind="stable")
+        self.entry_table = (order // support).astype(np.int32)
+        self.entry_hash = self.hash.ravel()[order].astype(np.float64)
+        self.starts = np.searchsorted(key.ravel()[order], np.arange(pixels * NTSC_COLOURS + 1)).astype(np.int64)
+        self.pixel_key = np.arange(pixels, dtype=np.int64) * NTSC_COLOURS
         self.offsets = np.arange(tables, dtype=np.int64) * buckets
         self.buckets = buckets
         self.size = tables * buckets
 
     def from_screen(self, screen: np.ndarray) -> np.ndarray:
-        colours = ntsc(np.asarray(screen, np.uint8).reshape(HEIGHT * WIDTH))
-        on = colours[self.pixel] == self.colour
-        return self.offsets + (self.hash * on).sum(axis=1) % self.buckets
+        keys = self.pixel_key + ntsc(np.asarray(screen, np.uint8).reshape(HEIGHT * WIDTH))
+        first, counts = self.starts[keys], self.starts[keys + 1] - self.starts[keys]
+        ends = np.cumsum(counts)
+        hits = np.arange(ends[-1]) + np.repeat(first - (ends - counts), counts)
+        sums = np.bincount(self.entry_table[hits], weights=self.entry_hash[hits], minlength=len(self.offsets))
+        return self.offsets + sums.astype(np.int64) % self.buckets
 
     def active(self, env) -> np.ndarray:
         return self.from_screen(env.unwrapped.ale.getScreen())

@@ -75,10 +75,22 @@ def test_lsh_blocks_determinism_and_locality():
     changed[y, x] = 10  # c7 5, was c7 0
     old, new = x + 160 * y + 33600 * (int(BACKGROUND[y, x]) >> 1), x + 160 * y + 33600 * 5
     assert new == 168_323
-    coords = lsh.pixel.astype(np.int64) + 33600 * lsh.colour.astype(np.int64)
+    coords = lsh.coords  # support coordinates x + 160 y + 33600 c7
     touched = np.flatnonzero(((coords == old) | (coords == new)).any(axis=1))
     moved = np.flatnonzero(lsh.from_screen(changed) != active)
     assert set(moved) <= set(touched)
+
+
+def test_lsh_matches_its_definition_on_random_screens():
+    lsh = LshFeatures(tables=300, support=400, buckets=50, seed=1)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        screen = (rng.integers(0, 128, size=(210, 160)) * 2).astype(np.uint8)
+        bits = np.zeros(128 * 210 * 160, bool)
+        y, x = np.indices(screen.shape)
+        bits[(x + 160 * y + 33600 * (screen >> 1)).ravel()] = True
+        expected = np.arange(300) * 50 + (lsh.hash * bits[lsh.coords]).sum(axis=1) % 50
+        assert np.array_equal(lsh.from_screen(screen), expected)
 
 
 def test_background_is_the_mode_and_the_sprite_is_foreground():
