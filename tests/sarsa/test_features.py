@@ -88,7 +88,7 @@ def test_lsh_matches_its_definition_on_random_screens():
         screen = (rng.integers(0, 128, size=(210, 160)) * 2).astype(np.uint8)
         bits = np.zeros(128 * 210 * 160, bool)
         y, x = np.indices(screen.shape)
-        bits[(x + 160 * y + 33600 * (screen >> 1)).ravel()] = True
+        bits[(x + 160 * y + 33600 * (screen.astype(np.int64) >> 1)).ravel()] = True
         expected = np.arange(300) * 50 + (lsh.hash * bits[lsh.coords]).sum(axis=1) % 50
         assert np.array_equal(lsh.from_screen(screen), expected)
 
