@@ -73,25 +73,27 @@ class VectorActor:
                 self.version = version
 
     def behavior(self) -> torch.Tensor:
+        """The current behavior of every env slot, (num_envs, k)."""
         return torch.as_tensor(np.stack([c.value for c in self.choices]), dtype=torch.float32)
 
     def run(self, vector_steps: int) -> tuple[int, list[Episode]]:
         """Step every env `vector_steps` times; returns (real transitions made, episodes finished)."""
         envs = np.arange(self.num_envs)
         transitions, finished = 0, []
+        behavior = self.behavior()
         for _ in range(vector_steps):
             with torch.no_grad():
                 (adv, value), next_state = self.net.step(torch.as_tensor(self.obs), self.state)
-                log_mu = self.policy(adv, value, self.behavior())
-                actions = torch.multinomial(log_mu.exp(), 1, generator=self.generator).squeeze(1)
-            actions = actions.numpy()
-            full = self.writer.write(envs, self.obs, actions, log_mu.exp().numpy(), self.state.numpy())
+                mu = self.policy(adv, value, behavior).exp()
+                actions = torch.multinomial(mu, 1, generator=self.generator).squeeze(1).numpy()
+            full = self.writer.write(envs, self.obs, actions, mu.numpy(), self.state.numpy())
             resetting = self.ended.copy()
             for i in np.union1d(full, np.flatnonzero(resetting)):
                 self.sink(self.writer.emit(i, self.choices[i].value, self.choices[i].arm))
                 if resetting[i]:
                     finished.append(self._end_episode(i))
                     next_state[i] = 0.0
+                    behavior = self.behavior()
                 else:
                     self.writer.roll(i)
             self.state = next_state

@@ -56,13 +56,11 @@ class SequenceWriter:
         pos, start = int(self.pos[env]), int(self.valid_from[env])
         rows = np.arange(self.rows)
         valid = (rows >= start) & (rows < pos)
-        keep = valid.reshape(-1, *([1] * (self.obs.ndim - 2)))
+        sequence = {name: getattr(self, name)[env].copy() for name in ("obs", "action", "reward", "done", "mu")}
+        for array in sequence.values():
+            array[~valid] = 0
         return {
-            "obs": np.where(keep, self.obs[env], 0).astype(self.obs.dtype),
-            "action": np.where(valid, self.action[env], 0),
-            "reward": np.where(valid, self.reward[env], 0).astype(np.float32),
-            "done": np.where(valid, self.done[env], 0).astype(np.float32),
-            "mu": np.where(valid[:, None], self.mu[env], 0).astype(np.float32),
+            **sequence,
             "valid": valid,
             "train": (rows >= self.burn_in) & (rows < pos - 1),
             "state": self.state[env, start].copy(),
