@@ -1,0 +1,72 @@
+"""The ALE baselines from specs, and the Atari report and comparison over their runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from zoo.registry import get_registry
+from zoo.report import compare, report
+from zoo.run import execute_run, prepare_run
+
+SPEC = """
+name: {name}
+env: {{type: atari, game: Pong, protocol: {{name: ale2013, max_episode_frames: 600}}}}
+agent: {{type: ale-baseline, policy: {policy}, action: {action}}}
+budget: {{episodes: 1, eval_episodes: 1}}
+trials: 2
+logging: {{tensorboard: false, progress: false}}
+"""
+
+
+def train(tmp_path: Path, name: str, policy: str, action="0"):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(SPEC.format(name=name, policy=policy, action=action))
+    registry = get_registry()
+    folder = prepare_run(path, registry, tmp_path / "runs")
+    assert execute_run(folder, registry, progress=False) == "finished"
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("atari-report")
+    return train(tmp, "random", "random"), train(tmp, "const", "const", "per_trial")
+
+
+def test_const_plays_one_action_per_trial_and_the_report_normalises(runs, tmp_path):
+    random_run, const_run = runs
+    results = [json.loads((const_run.trial_dir(t) / "result.json").read_text()) for t in range(2)]
+    assert [r["trial"] for r in results] == [0, 1] and all(len(r["eval_returns"]) == 1 for r in results)
+    report(get_registry(), list(runs), tmp_path)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    rows = {row["run"]: row for row in summary["runs"]}
+    pong = (-20.7, 14.6)  # random and human scores of the Atari-57 table
+    for row in rows.values():
+        assert row["game"] == "pong" and row["protocol"]["max_episode_frames"] == 600
+        assert row["hns"] == pytest.approx((row["score"] - pong[0]) / (pong[1] - pong[0]))
+    assert set(summary["aggregates"]) == {"ale-baseline"}  # same agent type: one group
+    text = (tmp_path / "report.md").read_text()
+    assert "ale2013 (max_episode_frames=600)" in text and "mean HNS" in text and "IQM HNS" in text
+
+
+def test_compare_runs_a_welch_test(runs):
+    text = compare(get_registry(), *runs)
+    assert "Welch t =" in text and "HNS" in text
+
+
+def test_perturb_keeps_its_action_at_rate_095():
+    from types import SimpleNamespace
+
+    from zoo_atari.baselines import BaselineAgent, BaselineParams
+
+    env = SimpleNamespace(action_space=SimpleNamespace(n=18), close=lambda: None)
+    context = SimpleNamespace(seed=0, trial=5, make_env=lambda seed: env)
+    agent = BaselineAgent(BaselineParams(policy="perturb", action="per_trial"), context)
+    rng = np.random.default_rng(0)
+    actions = np.array([agent.act(rng) for _ in range(20_000)])
+    kept = np.mean(actions == 5)  # 0.95 + 0.05 / 18 when the random draw lands on it
+    expected = 0.95 + 0.05 / 18
+    assert abs(kept - expected) < 3 * np.sqrt(expected * (1 - expected) / 20_000)
