@@ -1,9 +1,10 @@
 """Linear SARSA(lambda) with replacing traces over sparse binary features (specs/ale.md §4).
 
 State features phi(s) get one weight block per action (theta[a, i]); state-action features
-phi(s, a) share one weight vector. Traces live in a dense array, but only the indices in ``live``
-(those set since they last fell below the cutoff) are ever read or written, so a step costs
-O(|F| * actions + |live|), not O(size).
+phi(s, a) share one weight vector. Traces are kept sparsely: parallel arrays of the indices with a
+trace and their values, and ``slot[i]``, the position of index i in them (-1 if none). A trace that
+falls below the cutoff becomes 0 at once and its slot is freed at the next compaction (every
+``COMPACT_EVERY`` updates), so a step costs O(|F| * actions + traced entries), not O(size).
 
 Per decision, in Sutton & Barto's order (Fig. 8.8, replacing traces):
 mark e = 1 on F(s, a) and e = 0 on the other actions' features of s; take a; delta = r - Q(s, a);
@@ -16,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 Active = "np.ndarray | list[np.ndarray]"
+COMPACT_EVERY = 16
 
 
 class SarsaLambda:
@@ -30,9 +32,11 @@ class SarsaLambda:
         self.repeated_indices = repeated_indices  # count features (DISCO) repeat an index n times
         total = size if per_action else actions * size
         self.theta = np.zeros(total, dtype)
-        self.trace = np.zeros(total, dtype)
-        self.in_live = np.zeros(total, bool)
-        self.live = np.zeros(0, np.int64)
+        self.slot = np.full(total, -1, np.int32 if total < 2**31 else np.int64)
+        self._index = np.zeros(1024, np.int64)
+        self._value = np.zeros(1024, dtype)
+        self._count = 0
+        self._updates = 0
         self.max_active = 0
         self.current_active = 0
 
@@ -61,39 +65,70 @@ class SarsaLambda:
         return int(best[0] if len(best) == 1 else self.rng.choice(best))
 
     # -- traces and updates --------------------------------------------------------------------
+    @property
+    def live(self) -> np.ndarray:
+        """Indices whose trace is non-zero."""
+        return self._index[:self._count][self._value[:self._count] > 0]
+
+    def traces(self) -> np.ndarray:
+        """The traces as a dense vector (for tests and inspection)."""
+        dense = np.zeros(len(self.theta), self.theta.dtype)
+        dense[self._index[:self._count]] = self._value[:self._count]
+        return dense
+
     def clear_traces(self) -> None:
-        self.trace[self.live] = 0
-        self.in_live[self.live] = False
-        self.live = np.zeros(0, np.int64)
+        self.slot[self._index[:self._count]] = -1
+        self._count = 0
 
     def mark(self, active: Active, action: int) -> None:
         """Replacing traces: 1 on the features of (s, action), 0 on those of (s, other actions)."""
         if self.per_action:
-            self.trace[np.concatenate(active).astype(np.int64)] = 0
+            slots = self.slot[np.concatenate(active).astype(np.int64)]
         else:
-            self.trace.reshape(self.actions, self.size)[:, active] = 0
+            slots = self.slot.reshape(self.actions, self.size)[:, active].ravel()
+        self._value[slots[slots >= 0]] = 0
         flat = self._flat(active, action)
-        self.trace[flat] = 1
-        new = flat[~self.in_live[flat]]
+        slots = self.slot[flat]
+        self._value[slots[slots >= 0]] = 1
+        new = flat[slots < 0]
         if self.repeated_indices:
             new = np.unique(new)
-        self.in_live[new] = True
-        self.live = np.concatenate([self.live, new])
+        self._append(new)
+
+    def _append(self, new: np.ndarray) -> None:
+        end = self._count + len(new)
+        if end > len(self._index):
+            capacity = max(2 * len(self._index), end)
+            self._index = np.resize(self._index, capacity)
+            self._value = np.resize(self._value, capacity)
+        self._index[self._count:end] = new
+        self._value[self._count:end] = 1
+        self.slot[new] = np.arange(self._count, end)
+        self._count = end
 
     def step_size(self) -> float:
         count = {"max_so_far": self.max_active, "current": self.current_active, "none": 1}[self.alpha_norm]
         return self.alpha / max(count, 1)
 
     def update(self, delta: float) -> None:
-        """theta += alpha_t delta e, then decay the traces by gamma lambda and drop those below the cutoff."""
-        live = self.live
-        traces = self.trace[live]
-        self.theta[live] += self.step_size() * delta * traces
-        traces *= self.gamma * self.lam
-        keep = traces >= self.trace_cutoff
-        self.trace[live] = np.where(keep, traces, 0)
-        self.in_live[live[~keep]] = False
-        self.live = live[keep]
+        """theta += alpha_t delta e, then decay the traces by gamma lambda and zero those below the cutoff."""
+        index, value = self._index[:self._count], self._value[:self._count]
+        self.theta[index] += self.step_size() * delta * value
+        value *= self.gamma * self.lam
+        np.putmask(value, value < self.trace_cutoff, 0)
+        self._updates += 1
+        if self._updates % COMPACT_EVERY == 0:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Free the slots of zero traces."""
+        index, value = self._index[:self._count], self._value[:self._count]
+        keep = value > 0
+        self.slot[index[~keep]] = -1
+        kept = int(keep.sum())
+        self._index[:kept], self._value[:kept] = index[keep], value[keep]
+        self._count = kept
+        self.slot[self._index[:kept]] = np.arange(kept)
 
     def _flat(self, active: Active, action: int) -> np.ndarray:
         if self.per_action:

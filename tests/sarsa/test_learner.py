@@ -19,12 +19,15 @@ def test_replacing_traces_never_exceed_one_and_clear_other_actions():
     sarsa = learner(actions=3, size=4)
     sarsa.mark(np.array([1, 2]), 0)
     sarsa.mark(np.array([1, 2]), 0)
-    traces = sarsa.trace.reshape(3, 4)
-    assert traces[0, 1] == traces[0, 2] == 1.0
+
+    def traces():
+        return sarsa.traces().reshape(3, 4)
+
+    assert traces()[0, 1] == traces()[0, 2] == 1.0
     sarsa.mark(np.array([2, 3]), 1)
-    assert traces[0, 2] == 0 and traces[1, 2] == traces[1, 3] == 1 and traces[0, 1] == 1
+    assert traces()[0, 2] == 0 and traces()[1, 2] == traces()[1, 3] == 1 and traces()[0, 1] == 1
     sarsa.update(0.0)
-    assert traces[0, 1] == pytest.approx(0.72) and traces[1, 3] == pytest.approx(0.72)  # decay gamma*lambda
+    assert traces()[0, 1] == pytest.approx(0.72) and traces()[1, 3] == pytest.approx(0.72)  # decay gamma*lambda
 
 
 def test_cutoff_drops_small_traces_from_the_live_set():
@@ -33,7 +36,7 @@ def test_cutoff_drops_small_traces_from_the_live_set():
     sarsa.update(0.0)
     assert sarsa.live.tolist() == [0]
     sarsa.update(0.0)  # 0.0625 < 0.1
-    assert sarsa.live.tolist() == [] and sarsa.trace.max() == 0
+    assert sarsa.live.tolist() == [] and sarsa.traces().max() == 0
 
 
 def dense_reference(episode, actions, size, alpha, gamma, lam):
@@ -79,6 +82,29 @@ def test_three_step_episode_matches_the_dense_reference():
     assert expected[-1][0, 1] != 0  # the terminal delta reached s1's features through the trace
 
 
+def test_long_random_episode_matches_a_dense_implementation_with_cutoff():
+    rng = np.random.default_rng(4)
+    actions, size, cutoff = 3, 40, 0.05
+    sarsa = learner(actions=actions, size=size, gamma=0.9, lam=0.7, trace_cutoff=cutoff)
+    theta, e, biggest = np.zeros((actions, size)), np.zeros((actions, size)), 0
+    for _ in range(200):  # many compactions
+        features = np.sort(rng.choice(size, size=int(rng.integers(1, 8)), replace=False))
+        action, delta = int(rng.integers(actions)), float(rng.normal())
+        biggest = max(biggest, len(features))
+        sarsa.observe(features)
+        sarsa.mark(features, action)
+        sarsa.update(delta)
+        e[:, features] = 0
+        e[action, features] = 1
+        theta += 0.5 / biggest * delta * e
+        e *= 0.9 * 0.7
+        e[e < cutoff] = 0
+        assert np.allclose(sarsa.theta.reshape(actions, size), theta, atol=1e-12)
+        assert np.allclose(sarsa.traces().reshape(actions, size), e, atol=1e-12)
+    sarsa._compact()
+    assert sorted(sarsa._index[:sarsa._count]) == np.flatnonzero(e).tolist()  # exactly the traced entries keep slots
+
+
 def test_state_action_features_use_one_weight_vector():
     sarsa = learner(actions=3, size=5, per_action=True)
     active = [np.array([0, 1]), np.array([1, 2]), np.array([], np.int64)]
@@ -86,9 +112,9 @@ def test_state_action_features_use_one_weight_vector():
     sarsa.theta[:] = [1, 2, 3, 4, 5]
     assert sarsa.q_values(active).tolist() == [3, 5, 0]
     sarsa.mark(active, 1)
-    assert sarsa.trace.tolist() == [0, 1, 1, 0, 0]
+    assert sarsa.traces().tolist() == [0, 1, 1, 0, 0]
     sarsa.mark([np.array([0]), np.array([2]), np.array([4])], 0)
-    assert sarsa.trace.tolist() == [1, 1, 0, 0, 0]  # the other actions' features of this state cleared
+    assert sarsa.traces().tolist() == [1, 1, 0, 0, 0]  # the other actions' features of this state cleared
 
 
 def test_epsilon_greedy_breaks_ties_uniformly_and_explores_at_rate_epsilon():
