@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from conftest import GOLDEN, RULES_ROOT, require_shared
+from shared_data import GOLDEN, RULES_ROOT, require_shared
 
 from zoo.cli import main
 

@@ -15,7 +15,7 @@ from zoo_gohr.board import Board, Piece
 from zoo_gohr.env import ACTIONS, ObservationLayout, decode_action, encode_action
 from zoo_gohr.plugin import make_env
 
-from conftest import GOLDEN, require_shared
+from shared_data import GOLDEN, require_shared
 
 
 def env_for(rule: str, **board):

@@ -3,7 +3,7 @@ import gzip
 import json
 
 import pytest
-from conftest import GOLDEN, require_shared
+from shared_data import GOLDEN, require_shared
 
 from zoo_gohr import BoardGenerator, JavaRandom
 from zoo_gohr.conformance import generator_from_cgs_args

@@ -1,13 +1,12 @@
-import sys
+"""Where the shared conformance data lives: the folder `shared/` beside the repository (as CI has it)."""
+
+from __future__ import annotations
+
 from pathlib import Path
 
 import pytest
 
-PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
-if str(PLUGINS) not in sys.path:
-    sys.path.insert(0, str(PLUGINS))
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GOLDEN = SHARED / "gohr-golden"
 RULES_ROOT = SHARED / "gohr-rules"
 
