@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from zoo_learner.builder import SubstrateParams
+from zoo_learner.params import SubstrateParams
 
 Ablation = Literal["none", "fixed_selection", "random_selection", "boltzmann_selection", "eps_greedy_selection"]
 

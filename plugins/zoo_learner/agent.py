@@ -12,7 +12,8 @@ import torch
 from zoo import Agent, TrialContext, ZooError
 
 from .behavior import BehaviorSpace, MetaController
-from .builder import AgentBuilder, LocalSystem, SubstrateParams
+from .builder import AgentBuilder, LocalSystem
+from .params import SubstrateParams
 from .state import generator_state, read_json, set_generator_state, write_json
 
 #: (behavior space, numpy Generator) -> meta-controller

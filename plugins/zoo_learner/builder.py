@@ -11,36 +11,17 @@ keeps the actor lag exact and the run deterministic for a seed.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import Protocol
 
 import numpy as np
 import torch
-from pydantic import Field
 
-from zoo import Params
 
 from .actor import BehaviorPolicy, VectorActor
 from .behavior import BehaviorSpace, MetaController
-from .learner import Learner, LossFn, OptimizerParams, ParameterServer
-from .networks import NetworkParams
+from .learner import Learner, LossFn, ParameterServer
+from .params import SubstrateParams
 from .replay import SequenceReplay
-
-
-class SubstrateParams(Params):
-    """Actors, sequences, replay and synchronisation."""
-
-    num_envs: int = Field(default=8, ge=1, le=4096, description="env slots stepped together (actors)")
-    burn_in: int = Field(default=10, ge=0, le=10_000, description="burn-in rows per sequence")
-    length: int = Field(default=20, ge=1, le=10_000, description="trained rows per sequence")
-    batch: int = Field(default=16, ge=1, le=4096, description="sequences per learner update")
-    reuse: int = Field(default=2, ge=1, le=1000, description="learner batches each sequence is used in")
-    capacity: int = Field(default=4096, ge=1, le=10**7, description="sequences held at most (oldest dropped)")
-    pull_every: int = Field(default=16, ge=1, description="vector env steps between actor weight pulls")
-    push_every: int = Field(default=5, ge=1, description="learner updates between weight pushes")
-    controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one for all")
-    planned_updates: int | None = Field(default=None, ge=1, description="updates the schedules run over (default: from a step budget)")
-    network: NetworkParams = Field(default_factory=NetworkParams)
-    optimizer: OptimizerParams = Field(default_factory=OptimizerParams)
 
 
 class AgentBuilder(Protocol):

@@ -6,24 +6,11 @@ from typing import Any, Callable
 
 import numpy as np
 import torch
-from pydantic import Field
 
-from zoo import Params
+from .params import OptimizerParams
 
 #: (net, time-major batch) -> (loss, scalar diagnostics)
 LossFn = Callable[[torch.nn.Module, dict[str, torch.Tensor]], tuple[torch.Tensor, dict[str, float]]]
-
-
-class OptimizerParams(Params):
-    """AdamW and its schedules (the GDI/DiCE/LBC papers' Table 6 defaults)."""
-
-    lr: float = Field(default=5e-4, gt=0, le=1)
-    warmup: int | float = Field(default=4000, ge=0, description="warm-up updates, or a fraction (< 1) of the planned updates")
-    decay: bool = Field(default=True, description="lr and weight decay fall linearly to 0 at the planned last update")
-    weight_decay: float = Field(default=0.01, ge=0, le=1)
-    betas: tuple[float, float] = (0.9, 0.98)
-    eps: float = Field(default=1e-6, gt=0)
-    clip_norm: float = Field(default=50.0, gt=0)
 
 
 class ParameterServer:

@@ -8,28 +8,12 @@ state in without gradient, and skips the state update on rows marked invalid (le
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from typing import Sequence
 
 import torch
-from pydantic import Field
 from torch import nn
 
-from zoo import Params
-
-TorsoName = Literal["auto", "mlp", "minatar", "nature", "impala"]
-
-
-class NetworkParams(Params):
-    """Torso, recurrent core and heads of an agent's network."""
-
-    torso: TorsoName = Field(default="auto", description="mlp for vectors; minatar, nature or impala for images (C, H, W); auto: mlp or impala")
-    hidden: list[int] = Field(default=[128], min_length=1, max_length=8, description="mlp layer sizes")
-    impala_channels: list[int] = Field(default=[16, 32, 32], min_length=1, max_length=6)
-    impala_blocks: int = Field(default=2, ge=0, le=8, description="residual blocks per IMPALA stage")
-    embedding: int = Field(default=256, ge=1, le=8192, description="torso output size (conv torsos)")
-    lstm: int = Field(default=256, ge=0, le=8192, description="LSTM units (0: no recurrence)")
-    head_hidden: int = Field(default=0, ge=0, le=8192, description="hidden layer of each A and V head (0: linear)")
-
+from .params import NetworkParams
 
 def _mlp(sizes: Sequence[int]) -> nn.Sequential:
     layers: list[nn.Module] = []

@@ -1,0 +1,52 @@
+"""The substrate's spec blocks: networks, optimizer and machinery (no torch import, so plugins load fast)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from zoo import Params
+
+TorsoName = Literal["auto", "mlp", "minatar", "nature", "impala"]
+
+
+class NetworkParams(Params):
+    """Torso, recurrent core and heads of an agent's network."""
+
+    torso: TorsoName = Field(default="auto", description="mlp for vectors; minatar, nature or impala for images (C, H, W); auto: mlp or impala")
+    hidden: list[int] = Field(default=[128], min_length=1, max_length=8, description="mlp layer sizes")
+    impala_channels: list[int] = Field(default=[16, 32, 32], min_length=1, max_length=6)
+    impala_blocks: int = Field(default=2, ge=0, le=8, description="residual blocks per IMPALA stage")
+    embedding: int = Field(default=256, ge=1, le=8192, description="torso output size (conv torsos)")
+    lstm: int = Field(default=256, ge=0, le=8192, description="LSTM units (0: no recurrence)")
+    head_hidden: int = Field(default=0, ge=0, le=8192, description="hidden layer of each A and V head (0: linear)")
+
+
+class OptimizerParams(Params):
+    """AdamW and its schedules (the GDI/DiCE/LBC papers' Table 6 defaults)."""
+
+    lr: float = Field(default=5e-4, gt=0, le=1)
+    warmup: int | float = Field(default=4000, ge=0, description="warm-up updates, or a fraction (< 1) of the planned updates")
+    decay: bool = Field(default=True, description="lr and weight decay fall linearly to 0 at the planned last update")
+    weight_decay: float = Field(default=0.01, ge=0, le=1)
+    betas: tuple[float, float] = (0.9, 0.98)
+    eps: float = Field(default=1e-6, gt=0)
+    clip_norm: float = Field(default=50.0, gt=0)
+
+
+class SubstrateParams(Params):
+    """Actors, sequences, replay and synchronisation."""
+
+    num_envs: int = Field(default=8, ge=1, le=4096, description="env slots stepped together (actors)")
+    burn_in: int = Field(default=10, ge=0, le=10_000, description="burn-in rows per sequence")
+    length: int = Field(default=20, ge=1, le=10_000, description="trained rows per sequence")
+    batch: int = Field(default=16, ge=1, le=4096, description="sequences per learner update")
+    reuse: int = Field(default=2, ge=1, le=1000, description="learner batches each sequence is used in")
+    capacity: int = Field(default=4096, ge=1, le=10**7, description="sequences held at most (oldest dropped)")
+    pull_every: int = Field(default=16, ge=1, description="vector env steps between actor weight pulls")
+    push_every: int = Field(default=5, ge=1, description="learner updates between weight pushes")
+    controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one for all")
+    planned_updates: int | None = Field(default=None, ge=1, description="updates the schedules run over (default: from a step budget)")
+    network: NetworkParams = Field(default_factory=NetworkParams)
+    optimizer: OptimizerParams = Field(default_factory=OptimizerParams)
