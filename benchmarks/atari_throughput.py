@@ -3,7 +3,9 @@ wrappers and through ale-py's AtariVectorEnv, (c) SB3's make_atari_env + DummyVe
 games in the same run, and (d) SARSA(lambda) decisions per CPU-second with each feature set.
 
 CPU time is this process's (time.process_time, all its threads) plus its children's (getrusage);
-torch, BLAS and the vector env's workers are pinned to one thread. Random actions throughout. The
+torch, BLAS and the vector env's workers are pinned to one thread. Random actions throughout. Frames
+are agent frames (decisions x frame skip) in every pipeline: no-op and reset frames are work, not
+experience. The raw figure calls ALEInterface.act from Python frame by frame. The
 pipelines of a game are measured in --repeats interleaved rounds and each figure is the median, so
 that load from other processes on a shared machine hits them alike.
 
@@ -63,15 +65,14 @@ def raw_emulator(game: str, seconds: float) -> float:
 
 def wrapper_pipeline(game: str, protocol: Protocol, seconds: float) -> float:
     env = make_atari_env(game, protocol, seed=0)
-    ale, rng = env.unwrapped.ale, np.random.default_rng(0)
+    rng = np.random.default_rng(0)
 
     def step():
-        before = ale.getFrameNumber()
         for action in rng.integers(env.action_space.n, size=100):
             _, _, terminated, truncated, _ = env.step(action)
             if terminated or truncated:
                 env.reset()
-        return ale.getFrameNumber() - before
+        return 100 * protocol.frame_skip
 
     return rate(step, seconds)
 
@@ -85,7 +86,7 @@ def vector_pipeline(game: str, protocol: Protocol, num_envs: int, seconds: float
         for _ in range(25):
             _, _, _, _, info = env.step(rng.integers(env.single_action_space.n, size=num_envs))
             total += num_envs
-        return total * protocol.frame_skip  # reset steps emulate no frame: a small overcount at episode ends
+        return total * protocol.frame_skip
 
     return rate(step, seconds)
 
