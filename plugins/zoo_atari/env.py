@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
-import numpy as np
 
 from .protocols import Protocol
 
@@ -98,12 +97,3 @@ def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: in
         env.action_space.seed(seed)
     return env
 
-
-def screen(env: gymnasium.Env) -> np.ndarray:
-    """The current screen as ALE palette indices (uint8, 210x160, all even)."""
-    return env.unwrapped.ale.getScreen()
-
-
-def ram(env: gymnasium.Env) -> np.ndarray:
-    """The console's 128 bytes of RAM."""
-    return env.unwrapped.ale.getRAM()
