@@ -1,7 +1,8 @@
 """Linear SARSA(lambda) with replacing traces over sparse binary features (specs/ale.md §4).
 
-State features phi(s) get one weight block per action (theta[a, i]); state-action features
-phi(s, a) share one weight vector. Traces are kept sparsely: parallel arrays of the indices with a
+State features phi(s) get one weight per feature and action, stored feature-major (theta[i * A + a],
+so the A weights of a feature are read together); state-action features phi(s, a) share one
+weight vector. Traces are kept sparsely: parallel arrays of the indices with a
 trace and their values, and ``slot[i]``, the position of index i in them (-1 if none). A trace that
 falls below the cutoff becomes 0 at once and its slot is freed at the next compaction (every
 ``COMPACT_EVERY`` updates), so a step costs O(|F| * actions + traced entries), not O(size).
@@ -49,7 +50,7 @@ class SarsaLambda:
 
     def q_values(self, active: Active) -> np.ndarray:
         if not self.per_action:
-            return self.theta.reshape(self.actions, self.size)[:, active].sum(axis=1, dtype=np.float64)
+            return self.theta.reshape(self.size, self.actions)[active].sum(axis=0, dtype=np.float64)
         owner = np.repeat(np.arange(self.actions), [len(f) for f in active])
         indices = np.concatenate(active).astype(np.int64) if len(owner) else np.zeros(0, np.int64)
         return np.bincount(owner, weights=self.theta[indices], minlength=self.actions)
@@ -85,7 +86,7 @@ class SarsaLambda:
         if self.per_action:
             slots = self.slot[np.concatenate(active).astype(np.int64)]
         else:
-            slots = self.slot.reshape(self.actions, self.size)[:, active].ravel()
+            slots = self.slot.reshape(self.size, self.actions)[active].ravel()
         self._value[slots[slots >= 0]] = 0
         flat = self._flat(active, action)
         slots = self.slot[flat]
@@ -133,4 +134,8 @@ class SarsaLambda:
     def _flat(self, active: Active, action: int) -> np.ndarray:
         if self.per_action:
             return np.asarray(active[action], np.int64)
-        return action * self.size + np.asarray(active, np.int64)
+        return np.asarray(active, np.int64) * self.actions + action
+
+    def by_action(self, flat: np.ndarray) -> np.ndarray:
+        """A vector in theta's layout as (actions, features) (state maps) or as it is (state-action maps)."""
+        return flat if self.per_action else flat.reshape(self.size, self.actions).T

@@ -21,7 +21,7 @@ def test_replacing_traces_never_exceed_one_and_clear_other_actions():
     sarsa.mark(np.array([1, 2]), 0)
 
     def traces():
-        return sarsa.traces().reshape(3, 4)
+        return sarsa.by_action(sarsa.traces())
 
     assert traces()[0, 1] == traces()[0, 2] == 1.0
     sarsa.mark(np.array([2, 3]), 1)
@@ -77,7 +77,7 @@ def test_three_step_episode_matches_the_dense_reference():
             delta += sarsa.gamma * sarsa.q_values(next_features)[step[1]]
             features, action = next_features, step[1]
         sarsa.update(delta)
-        assert np.allclose(sarsa.theta.reshape(2, 2), theta, atol=1e-9)
+        assert np.allclose(sarsa.by_action(sarsa.theta), theta, atol=1e-9)
     assert expected[0][0, 0] == pytest.approx(0.25)  # alpha 0.5 / max |F| = 2, delta 1
     assert expected[-1][0, 1] != 0  # the terminal delta reached s1's features through the trace
 
@@ -99,10 +99,10 @@ def test_long_random_episode_matches_a_dense_implementation_with_cutoff():
         theta += 0.5 / biggest * delta * e
         e *= 0.9 * 0.7
         e[e < cutoff] = 0
-        assert np.allclose(sarsa.theta.reshape(actions, size), theta, atol=1e-12)
-        assert np.allclose(sarsa.traces().reshape(actions, size), e, atol=1e-12)
+        assert np.allclose(sarsa.by_action(sarsa.theta), theta, atol=1e-12)
+        assert np.allclose(sarsa.by_action(sarsa.traces()), e, atol=1e-12)
     sarsa._compact()
-    assert sorted(sarsa._index[:sarsa._count]) == np.flatnonzero(e).tolist()  # exactly the traced entries keep slots
+    assert sorted(sarsa._index[:sarsa._count]) == np.flatnonzero(e.T).tolist()  # exactly the traced entries keep slots
 
 
 def test_state_action_features_use_one_weight_vector():
