@@ -51,7 +51,7 @@ class Protocol(Params):
     frame_skip: int = Field(ge=1, le=100, description="emulator frames per agent decision (rewards summed)")
     max_pool: bool = Field(description="observation = pixel-wise max of the last two frames of a decision")
     sticky_actions: float = Field(ge=0.0, lt=1.0, description="chance that a frame repeats the previous action")
-    noop_max: int = Field(ge=0, le=1000, description="a uniform 1..noop_max no-op decisions at reset (0: none)")
+    noop_max: int = Field(ge=0, le=1000, description="a uniform 1..noop_max no-op frames at reset (0: none), as gymnasium and ale-py do")
     life_loss_terminal: bool = Field(description="a lost life ends the training episode (the game goes on)")
     reward_clip: bool = Field(description="rewards clipped to [-1, 1]")
     max_episode_frames: int = Field(ge=1, le=10**7, description="episode cap in emulator frames (truncation)")
