@@ -1,0 +1,61 @@
+"""The hybrid mapping and the members' reward shapings (specs/lbc.md tests M1, L1)."""
+
+import math
+
+import pytest
+import torch
+
+from zoo_lbc.behavior import behavior_space, hybrid_log_probs, normalized_weights
+from zoo_lbc.shaping import rs1, rs2, rs3
+
+A = torch.tensor([[[1.0, 0.0, -1.0], [0.0, 2.0, 0.0], [0.5, 0.5, 0.5]]], dtype=torch.float64)  # (B=1, N=3, A=3)
+
+
+def point(taus, omegas):
+    return torch.tensor([[v for t, w in zip(taus, omegas) for v in (math.log1p(t), w)]], dtype=torch.float64)
+
+
+def test_mixture_matches_a_hand_computation():
+    mu = hybrid_log_probs(A, point([1.0, 0.5, 3.0], [0.2, 0.6, 0.2])).exp()[0]
+    e = math.e
+    first = [e / (e + 1 + 1 / e), 1 / (e + 1 + 1 / e), (1 / e) / (e + 1 + 1 / e)]  # softmax([1, 0, -1])
+    second = [1 / (2 + e), e / (2 + e), 1 / (2 + e)]  # softmax(0.5 * [0, 2, 0])
+    expected = [0.2 * f + 0.6 * s + 0.2 / 3 for f, s in zip(first, second)]  # member 3 is flat: uniform
+    assert mu.tolist() == pytest.approx(expected, abs=1e-12) and float(mu.sum()) == pytest.approx(1.0)
+
+
+def test_special_cases():
+    one_hot = hybrid_log_probs(A, point([7.0, 2.0, 7.0], [0.0, 1.0, 0.0])).exp()[0]
+    assert torch.allclose(one_hot, torch.softmax(2.0 * A[0, 1], -1))  # omega = e_2: softmax(tau_2 A_2)
+    zero_tau = hybrid_log_probs(A, point([0.0, 0.0, 0.0], [0.3, 0.3, 0.3])).exp()[0]
+    assert torch.allclose(zero_tau, torch.full((3,), 1 / 3, dtype=torch.float64))  # tau = 0: uniform components
+    raw = torch.tensor([[0.2, 0.2, 0.4], [0.0, 0.0, 0.0]])
+    assert torch.allclose(normalized_weights(raw), torch.tensor([[0.25, 0.25, 0.5], [1 / 3, 1 / 3, 1 / 3]]))
+    single = hybrid_log_probs(A, torch.tensor([[math.log1p(3.0)]], dtype=torch.float64)).exp()[0]
+    assert torch.allclose(single, torch.softmax(3.0 * A[0, 0], -1))  # reduce_H_and_Psi: softmax(tau A_1)
+
+
+def test_every_member_is_used_unless_its_weight_is_zero():
+    psi = point([1.0, 1.0, 1.0], [0.3, 0.4, 0.3])
+    changed = A.clone()
+    changed[0, 1] = torch.tensor([3.0, -3.0, 0.0])
+    assert not torch.allclose(hybrid_log_probs(A, psi), hybrid_log_probs(changed, psi))
+    psi_without_2 = point([1.0, 1.0, 1.0], [0.5, 0.0, 0.5])
+    assert torch.allclose(hybrid_log_probs(A, psi_without_2), hybrid_log_probs(changed, psi_without_2))
+
+
+def test_behavior_space_grid():
+    space = behavior_space(3, "none")
+    assert space.names == ("x1", "omega1", "x2", "omega2", "x3", "omega3")
+    x, omega = space.coordinates[:2]
+    assert (x.blocks, omega.blocks) == (20, 10) and omega.block_of(1.0) == 9
+    assert [math.expm1(x.edges(k)[0]) for k in (0, 1, 19)] == pytest.approx([0.0, math.exp(0.2) - 1, math.exp(3.8) - 1])
+    assert behavior_space(3, "reduce_H_and_Psi").names == ("x",)
+
+
+def test_reward_shapings_reference_values():
+    r = torch.tensor([1.0, -1.0, 100.0, 0.0], dtype=torch.float64)
+    assert rs1(r).tolist() == pytest.approx([0.415214, -0.415214, 9.149876, 0.0], abs=1e-6)
+    assert rs2(r).tolist() == pytest.approx([1.386294, -0.693147, 9.230241, 0.0], abs=1e-6)
+    assert rs3(torch.tensor([1.0, -1.0, 10.0, 0.0], dtype=torch.float64)).tolist() == pytest.approx(
+        [3.807971, -0.228478, 5.0, 0.0], abs=1e-6)
