@@ -15,6 +15,14 @@ from torch import nn
 
 from .params import NetworkParams
 
+
+def scale_obs(obs: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """The torso's float input: uint8 pixels divided by 255 (into `out` if given), anything else as float32."""
+    if obs.dtype == torch.uint8:
+        return torch.div(obs, 255.0, out=out)
+    return obs.float()
+
+
 def _mlp(sizes: Sequence[int]) -> nn.Sequential:
     layers: list[nn.Module] = []
     for a, b in zip(sizes[:-1], sizes[1:]):
@@ -90,9 +98,7 @@ class DuelingRecurrentNet(nn.Module):
         return torch.zeros(batch, self.state_size)
 
     def _embed(self, obs: torch.Tensor) -> torch.Tensor:
-        if obs.dtype == torch.uint8:
-            obs = obs.float() / 255.0
-        return self.torso(obs.float())
+        return self.torso(scale_obs(obs))
 
     def _heads(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         adv = self.adv_head(z).unflatten(-1, (self.heads, self.actions))
