@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from .behavior import Choice, MetaController
+from .networks import scale_obs
 from .sequences import SequenceWriter
 
 #: (adv (n, heads, A), value (n, heads), behavior (n, k)) -> log behavior probabilities (n, A)
@@ -56,6 +57,7 @@ class VectorActor:
     def reset(self, seed: int) -> None:
         """Start every env on a fresh episode (also after a resume: episodes in flight are not saved)."""
         self.obs, _ = self.envs.reset(seed=seed)
+        self.scaled = torch.empty(self.obs.shape) if self.obs.dtype == np.uint8 else None
         self.state = self.net.initial_state(self.num_envs)
         self.choices = [self.controller(i).sample() for i in range(self.num_envs)]
         self.returns = np.zeros(self.num_envs)
@@ -78,24 +80,28 @@ class VectorActor:
 
     def run(self, vector_steps: int) -> tuple[int, list[Episode]]:
         """Step every env `vector_steps` times; returns (real transitions made, episodes finished)."""
+        with torch.inference_mode():
+            return self._run(vector_steps)
+
+    def _run(self, vector_steps: int) -> tuple[int, list[Episode]]:
         envs = np.arange(self.num_envs)
         transitions, finished = 0, []
         behavior = self.behavior()
         for _ in range(vector_steps):
-            with torch.no_grad():
-                (adv, value), next_state = self.net.step(torch.as_tensor(self.obs), self.state)
-                mu = self.policy(adv, value, behavior).exp()
-                actions = torch.multinomial(mu, 1, generator=self.generator).squeeze(1).numpy()
+            (adv, value), next_state = self.net.step(scale_obs(torch.from_numpy(self.obs), self.scaled), self.state)
+            mu = self.policy(adv, value, behavior).exp_()
+            actions = torch.multinomial(mu, 1, generator=self.generator).squeeze(1).numpy()
             full = self.writer.write(envs, self.obs, actions, mu.numpy(), self.state.numpy())
-            resetting = self.ended.copy()
-            for i in np.union1d(full, np.flatnonzero(resetting)):
-                self.sink(self.writer.emit(i, self.choices[i].value, self.choices[i].arm))
-                if resetting[i]:
-                    finished.append(self._end_episode(i))
-                    next_state[i] = 0.0
-                    behavior = self.behavior()
-                else:
-                    self.writer.roll(i)
+            resetting = self.ended
+            if full.size or resetting.any():
+                for i in np.union1d(full, np.flatnonzero(resetting)):
+                    self.sink(self.writer.emit(i, self.choices[i].value, self.choices[i].arm))
+                    if resetting[i]:
+                        finished.append(self._end_episode(i))
+                        next_state[i] = 0.0
+                        behavior = self.behavior()
+                    else:
+                        self.writer.roll(i)
             self.state = next_state
             self.obs, reward, terminated, truncated, _ = self.envs.step(actions)
             live = ~resetting

@@ -1,10 +1,12 @@
 """Actors cut episodes into sequences (burn-in, trained rows, bootstrap), store mu and state, and report returns."""
 
+import gymnasium
 import numpy as np
 import torch
+from gymnasium import spaces
 
 from zoo_learner.actor import VectorActor
-from zoo_learner.networks import NetworkParams, build_network
+from zoo_learner.networks import NetworkParams, build_network, scale_obs
 
 from learner_stubs import RecordingController
 
@@ -103,3 +105,41 @@ def test_actor_pulls_weights_with_a_lag(counting_envs):
     actor = make_actor(counting_envs(1), lambda s: None, pull_every=4, server=server)
     actor.run(12)
     assert len(pulls) == 1 + 3  # at reset, then every 4 vector steps
+
+
+class PixelEnv(gymnasium.Env):
+    """Random uint8 frames (1, 6, 6); episodes of 4 steps."""
+
+    observation_space = spaces.Box(0, 255, (1, 6, 6), np.uint8)
+    action_space = spaces.Discrete(3)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self.np_random.integers(0, 256, (1, 6, 6), dtype=np.uint8), {}
+
+    def step(self, action):
+        self.t += 1
+        return self.np_random.integers(0, 256, (1, 6, 6), dtype=np.uint8), 1.0, self.t >= 4, False, {}
+
+
+def test_pixels_are_scaled_exactly_and_the_reused_input_buffer_leaks_nothing():
+    pixels = torch.arange(256, dtype=torch.uint8).reshape(4, 64)
+    assert torch.equal(scale_obs(pixels), pixels.float() / 255.0)
+    assert torch.equal(scale_obs(pixels, torch.empty(4, 64)), pixels.float() / 255.0)
+    sequences = []
+    torch.manual_seed(0)
+    net = build_network(NetworkParams(torso="minatar", embedding=8, lstm=4), (1, 6, 6), 3)
+    actor = VectorActor(gymnasium.vector.SyncVectorEnv([PixelEnv, PixelEnv]), net,
+                        lambda adv, value, behavior: torch.log_softmax(adv[:, 0], -1), [RecordingController()],
+                        sequences.append, burn_in=1, length=2, pull=lambda: (0, net.state_dict()), pull_every=1000,
+                        generator=torch.Generator().manual_seed(0))
+    actor.reset(seed=0)
+    actor.run(11)
+    assert len(sequences) >= 8
+    for s in sequences:  # replay every valid row from the stored state, scaling the plain way
+        state = torch.as_tensor(s["state"]).unsqueeze(0)
+        with torch.no_grad():
+            for row in np.flatnonzero(s["valid"]):
+                (adv, _), state = net.step(torch.as_tensor(s["obs"][row : row + 1]).float() / 255.0, state)
+                assert np.allclose(torch.softmax(adv[:, 0], -1).numpy(), s["mu"][row], atol=1e-6)
