@@ -1,111 +1,133 @@
 """Actor throughput on Atari, per CPU-second of this process, torch pinned to one thread.
 
-Compares, in one run and on the same ale-py vector env (Agent57/GDI protocol: 84x84 gray, 4 frames
-stacked, action repeat 4 with max-pool, 30 no-ops, full actions, no clipping):
-  raw      the emulator alone, random actions;
-  sb3      SB3 PPO("CnnPolicy").predict in a loop (Nature CNN);
-  gdi-*    zoo_learner's VectorActor with GDI-I3's mixture policy, writing sequences into the replay:
-           'nature' (Nature CNN, no LSTM: SB3's network) and 'impala' (the cpu_small network, LSTM 128).
+Every loop steps its own ale-py vector env of the zoo_atari plugin (Agent57/GDI protocol: 84x84 gray,
+4 frames stacked, action repeat 4 with max-pool, up to 30 no-ops, full 18 actions, no clipping):
+  raw         the emulator alone, random actions;
+  sb3         SB3 PPO("CnnPolicy").predict in a loop (Nature CNN);
+  bare        a plain torch Nature CNN + softmax sampling loop (the floor for that network);
+  gdi-nature  GDI-I3's actor built from a spec (env {type: atari, ...}, the plugin's vector factory,
+              bandit population per env, mixture policy, sequences written into the replay) with the
+              Nature CNN and no LSTM, i.e. SB3's network;
+  gdi-impala  the same with the cpu_small network (IMPALA 16/32/32, one block, LSTM 128).
+The loops run in interleaved rounds and each reports the median rate, so that load from other
+processes on a shared machine hits all of them alike.
 
-    OMP_NUM_THREADS=1 python benchmarks/gdi_actor.py [--game Breakout] [--envs 8] [--steps 2000]
+    python benchmarks/gdi_actor.py [--game Breakout] [--envs 8] [--steps 150] [--rounds 7]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+PROTOCOL = "agent57"
 
-def vector_env(game: str, envs: int, seed: int):
+
+def vector_env(game: str, envs: int):
     from zoo_atari.env import make_atari_vector_env
     from zoo_atari.games import resolve_game
     from zoo_atari.protocols import Protocol
 
-    return make_atari_vector_env(resolve_game(game), Protocol(name="agent57"), envs, seed)
+    return make_atari_vector_env(resolve_game(game), Protocol(name=PROTOCOL), envs, 0)
 
 
-def per_cpu_second(step, steps: int) -> float:
-    step()  # warm-up
-    start = time.process_time()
-    for _ in range(steps):
-        step()
-    return steps / (time.process_time() - start)
+def raw_loop(game, envs):
+    env, rng = vector_env(game, envs), np.random.default_rng(0)
+    return lambda: env.step(rng.integers(env.single_action_space.n, size=envs))
 
 
-def raw(game, envs, steps):
-    env = vector_env(game, envs, 0)
-    rng = np.random.default_rng(0)
-    rate = per_cpu_second(lambda: env.step(rng.integers(env.single_action_space.n, size=envs)), steps) * envs
-    env.close()
-    return rate
-
-
-def sb3(game, envs, steps):
+def sb3_loop(game, envs):
     from stable_baselines3 import PPO
     from zoo_atari.env import make_atari_env
     from zoo_atari.games import resolve_game
     from zoo_atari.protocols import Protocol
 
-    model = PPO("CnnPolicy", make_atari_env(resolve_game(game), Protocol(name="agent57"), 0), device="cpu", seed=0)
-    env = vector_env(game, envs, 0)
+    model = PPO("CnnPolicy", make_atari_env(resolve_game(game), Protocol(name=PROTOCOL), 0), device="cpu", seed=0)
+    env = vector_env(game, envs)
     state = {"obs": env.reset(seed=0)[0]}
 
     def step():
         actions, _ = model.predict(state["obs"], deterministic=False)
         state["obs"] = env.step(actions)[0]
 
-    rate = per_cpu_second(step, steps) * envs
-    env.close()
-    return rate
+    return step
 
 
-def gdi(game, envs, steps, network):
-    from zoo_gdi.builder import GDIBuilder
-    from zoo_gdi.params import GDIParams
-    from zoo_learner import BehaviorSpace
-    from zoo_learner.builder import make_actor
-    from zoo_learner.learner import ParameterServer
-    from zoo_learner.replay import SequenceReplay
-    from zoo_bandits.population import BanditPopulation, PopulationParams
+def bare_loop(game, envs):
+    from torch import nn
 
-    params = GDIParams(num_envs=envs, burn_in=20, length=40, network=network)
-    builder = GDIBuilder(params, heads=1)
-    env = vector_env(game, envs, 0)
-    net = builder.make_network(env.single_observation_space.shape, int(env.single_action_space.n))
-    server = ParameterServer(net.state_dict())
-    space: BehaviorSpace = builder.behavior_space()
-    controllers = [BanditPopulation(PopulationParams(), space, np.random.default_rng(i)) for i in range(envs)]
-    replay = SequenceReplay(capacity=64)
-    actor = make_actor(builder, params, env, net, controllers, replay.add, server.pull, torch.Generator().manual_seed(0))
-    actor.reset(seed=0)
-    rate = per_cpu_second(lambda: actor.run(1), steps) * envs
-    env.close()
-    return rate
+    env = vector_env(game, envs)
+    actions = int(env.single_action_space.n)
+    net = nn.Sequential(nn.Conv2d(4, 32, 8, stride=4), nn.ReLU(), nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
+                        nn.Conv2d(64, 64, 3), nn.ReLU(), nn.Flatten(), nn.Linear(3136, 512), nn.ReLU(),
+                        nn.Linear(512, actions))
+    state = {"obs": env.reset(seed=0)[0]}
+
+    def step():
+        with torch.no_grad():
+            logits = net(torch.as_tensor(state["obs"]).float() / 255.0)
+            chosen = torch.multinomial(torch.softmax(logits, -1), 1).squeeze(1).numpy()
+        state["obs"] = env.step(chosen)[0]
+
+    return step
+
+
+def gdi_loop(game, envs, network: str, folder: Path):
+    from zoo.registry import get_registry
+    from zoo.run import build_trial
+    from zoo.spec import load_spec_text
+
+    spec = load_spec_text(
+        f"env: {{type: atari, game: {game}, protocol: {{name: {PROTOCOL}}}}}\n"
+        f"agent: {{type: gdi-i3, num_envs: {envs}, capacity: 64, burn_in: 20, length: 40, gamma: 0.997, network: {network}}}\n"
+        "budget: {steps: 1000000}\n", get_registry())
+    built = build_trial(spec, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
+    actor = built.agent.system.actor
+    return lambda: actor.run(1)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="Breakout")
     parser.add_argument("--envs", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=1000, help="vector steps per measurement")
+    parser.add_argument("--steps", type=int, default=150, help="vector steps per loop and round")
+    parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    rates = {
-        "raw": raw(args.game, args.envs, args.steps),
-        "sb3": sb3(args.game, args.envs, args.steps),
-        "gdi-nature": gdi(args.game, args.envs, args.steps, {"torso": "nature", "embedding": 512, "lstm": 0}),
-        "gdi-impala": gdi(args.game, args.envs, args.steps,
-                          {"torso": "impala", "impala_blocks": 1, "embedding": 256, "lstm": 128}),
-    }
-    print(f"{args.game}, {args.envs} envs, agent steps per CPU-second (torch threads = 1):")
-    for name, rate in rates.items():
-        print(f"  {name:12s} {rate:9.1f}   x{rate / rates['sb3']:.2f} of sb3   x{rate / rates['raw']:.3f} of raw")
+    with tempfile.TemporaryDirectory() as tmp:
+        loops = {
+            "raw": raw_loop(args.game, args.envs),
+            "sb3": sb3_loop(args.game, args.envs),
+            "bare": bare_loop(args.game, args.envs),
+            "gdi-nature": gdi_loop(args.game, args.envs, "{torso: nature, embedding: 512, lstm: 0}", Path(tmp, "n")),
+            "gdi-impala": gdi_loop(args.game, args.envs, "{torso: impala, impala_blocks: 1, lstm: 128}",
+                                   Path(tmp, "i")),
+        }
+        rates: dict[str, list[float]] = {name: [] for name in loops}
+        for step in loops.values():
+            step()  # warm-up
+        for _ in range(args.rounds):
+            for name, step in loops.items():
+                start = time.process_time()
+                for _ in range(args.steps):
+                    step()
+                rates[name].append(args.steps * args.envs / (time.process_time() - start))
+    median = {name: float(np.median(values)) for name, values in rates.items()}
+    print(f"{args.game}, {args.envs} envs, agent steps per CPU-second (torch threads = 1), "
+          f"median of {args.rounds} interleaved rounds of {args.steps} vector steps:")
+    for name, rate in median.items():
+        spread = f"{min(rates[name]):.0f}-{max(rates[name]):.0f}"
+        print(f"  {name:11s} {rate:7.0f}  ({spread:>9s})   x{rate / median['sb3']:.2f} of sb3   "
+              f"x{rate / median['bare']:.2f} of bare   x{rate / median['raw']:.3f} of raw   "
+              f"{args.envs / rate * 1e3:5.2f} ms per vector step")
 
 
 if __name__ == "__main__":
