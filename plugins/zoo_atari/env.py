@@ -80,11 +80,21 @@ def make_atari_env(game: str, protocol: Protocol, seed: int | None = None) -> gy
 
 
 def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: int | None = None):
-    """ale-py's ``AtariVectorEnv`` with `protocol`'s settings (NEXT_STEP autoreset, one worker thread)."""
+    """ale-py's ``AtariVectorEnv`` with `protocol`'s settings (NEXT_STEP autoreset, one worker thread).
+
+    ALE takes int32 seeds only (sub-env i gets seed + i), so an integer reset seed is folded into
+    [0, 2**31 - num_envs); smaller seeds are unchanged. Run seeds (up to 2**32) then work too.
+    """
     from ale_py.vector_env import AtariVectorEnv
 
+    class FoldedSeeds(AtariVectorEnv):
+        def reset(self, *, seed=None, options=None):
+            if isinstance(seed, int):
+                seed %= 2**31 - self.num_envs
+            return super().reset(seed=seed, options=options)
+
     height, width = (protocol.screen_size,) * 2 if protocol.screen_size is not None else NATIVE_SIZE
-    env = AtariVectorEnv(
+    env = FoldedSeeds(
         game, num_envs, num_threads=1, max_num_frames_per_episode=protocol.max_episode_frames,
         repeat_action_probability=protocol.sticky_actions, full_action_space=protocol.full_action_space,
         img_height=height, img_width=width, grayscale=protocol.observation == "grayscale",

@@ -36,3 +36,12 @@ def test_vector_env_matches_the_wrapper_pipeline(name):
             assert np.array_equal(obs, vobs[0])
     assert ends > 0
     assert (continued > 0) == protocol.life_loss_terminal
+
+
+def test_vector_env_takes_run_seeds_beyond_int32():
+    # run seeds go up to 2**32 (zoo's trial seeds); ALE's own vector reset refuses seeds >= 2**31
+    protocol = Protocol.model_validate({"name": "agent57"})
+    big = 3_757_552_657
+    vector = make_atari_vector_env("breakout", protocol, 2, seed=big)
+    folded = make_atari_vector_env("breakout", protocol, 2, seed=big % (2**31 - 2))
+    assert np.array_equal(vector.reset(seed=big)[0], folded.reset(seed=big % (2**31 - 2))[0])
