@@ -40,3 +40,15 @@ def test_hooks_page_is_generated_from_hookspecs():
     sys.modules["gen_hooks_doc"] = module
     spec.loader.exec_module(module)
     assert (ROOT / "docs" / "hooks.md").read_text() == module.render(), "run scripts/gen_hooks_doc.py"
+
+
+def test_loading_every_plugin_imports_no_heavy_library():
+    """`zoo --help` and `zoo plugins` stay fast: plugins import torch, scipy and matplotlib lazily."""
+    import subprocess
+
+    code = ("import sys; from zoo.registry import get_registry; r = get_registry(); "
+            "heavy = sorted({'torch', 'scipy', 'matplotlib', 'stable_baselines3'} & set(sys.modules)); "
+            "print(len(r.plugins), r.failures, heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
+    assert int(out[0]) >= 10
+    assert out[1].strip() == "{} []"

@@ -55,11 +55,21 @@ def register_agents(register):
                         description="the ALE paper's reference policies: random, const, perturb"))
 
 
+def _report(runs, out):
+    from .report import report_atari  # scipy and matplotlib load only when a report is written
+
+    return report_atari(runs, out)
+
+
+def _compare(a, b):
+    from .report import compare_atari
+
+    return compare_atari(a, b)
+
+
 @hookimpl
 def register_reporters(register):
-    from .report import compare_atari, report_atari
-
-    register(ReporterEntry(name="atari", envs=("atari",), report=report_atari, compare=compare_atari,
+    register(ReporterEntry(name="atari", envs=("atari",), report=_report, compare=_compare,
                            description="raw scores, HNS, HWRNS/SABER, HWRB and the ALE paper's normalisations"))
 
 

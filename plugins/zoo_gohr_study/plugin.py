@@ -10,11 +10,21 @@ import typer
 from zoo import ReporterEntry, hookimpl
 
 
+def _report(runs, out):
+    from .reporter import report  # scipy and matplotlib load only when a report is written
+
+    return report(runs, out)
+
+
+def _compare(a, b):
+    from .reporter import compare
+
+    return compare(a, b)
+
+
 @hookimpl
 def register_reporters(register):
-    from .reporter import compare, report
-
-    register(ReporterEntry(name="gohr-difficulty", envs=("gohr",), report=report, compare=compare,
+    register(ReporterEntry(name="gohr-difficulty", envs=("gohr",), report=_report, compare=_compare,
                            description="cumulative errors, TCE, median bands, U-tests, ease ratios, rankings, C.N.M."))
 
 
