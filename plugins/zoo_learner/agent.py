@@ -127,8 +127,8 @@ class SubstrateAgent(Agent):
     def save(self, directory: Path) -> None:
         system = self.system
         torch.save(system.learner.state_dict(), directory / "learner.pt")
-        torch.save({"actor": system.actor.net.state_dict(), "server": system.server.params,
-                    "server_version": system.server.version}, directory / "weights.pt")
+        torch.save({"actor": system.actor.net.state_dict(), "actor_version": system.actor.version,
+                    "server": system.server.params, "server_version": system.server.version}, directory / "weights.pt")
         np.savez(directory / "replay.npz", **system.replay.state_dict())
         write_json(directory / "controllers.json", [c.state_dict() for c in self.controllers])
         write_json(directory / "random.json", {"actions": generator_state(system.generator),
@@ -153,7 +153,7 @@ class SubstrateAgent(Agent):
         system.actor.vector_steps = int(counters["vector_steps"])
         system.actor.reset(seed=self.context.seed + self._steps)
         system.actor.net.load_state_dict(weights["actor"])
-        system.actor.version = system.server.version
+        system.actor.version = int(weights["actor_version"])  # so it pulls newer weights when the run would
 
     def close(self) -> None:
         self.envs.close()
