@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from zoo_learner.params import SubstrateParams
+from zoo_learner.params import PresetParams
 
 Ablation = Literal["none", "baseline", "random", "entropy"]
 
@@ -35,16 +35,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """`override` over `base`, nested dicts merged key by key."""
-    merged = dict(base)
-    for key, value in override.items():
-        merged[key] = merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
-    return merged
 
-
-class DiCEParams(SubstrateParams):
+class DiCEParams(PresetParams):
     """DiCE: a preset's values, with any field given here taking precedence (nested blocks merge)."""
+
+    PRESETS = PRESETS
 
     preset: Literal["paper", "cpu_small"] = Field(default="cpu_small", description="paper: Table 5; cpu_small: specs/dice.md 15")
     ablation: Ablation = Field(default="none", description="baseline: tau = 1; random: Omega never updated; entropy: + H(pi_tau)")
@@ -58,12 +53,3 @@ class DiCEParams(SubstrateParams):
     advantage_centering: Literal["none", "mean", "policy"] = Field(default="none", description="how A enters Q = V + A")
     entropy_coefficient: float = Field(default=1.0, ge=0, description="weight of H(pi_tau) in the entropy ablation")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _apply_preset(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        preset = data.get("preset", "cpu_small")
-        if preset not in PRESETS:
-            return data  # the Literal reports it
-        return merge(PRESETS[preset], data)

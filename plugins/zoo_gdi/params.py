@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from zoo_learner.params import SubstrateParams
+from zoo_learner.params import PresetParams
 
 Ablation = Literal["none", "fixed_selection", "random_selection", "boltzmann_selection", "eps_greedy_selection"]
 
@@ -32,15 +32,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        merged[key] = _merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
-    return merged
 
-
-class GDIParams(SubstrateParams):
+class GDIParams(PresetParams):
     """GDI: a preset's values, with any field given here taking precedence (nested blocks merge)."""
+
+    PRESETS = PRESETS
 
     preset: Literal["paper", "cpu_small"] = Field(default="cpu_small", description="paper: Table 6; cpu_small: specs/gdi.md 8.2")
     ablation: Ablation = Field(default="none", description="the paper's Table 20 variants")
@@ -51,12 +47,3 @@ class GDIParams(SubstrateParams):
     retrace: Literal["paper", "expected"] = Field(default="paper", description="sampled next Q (paper) or E_pi Q (Munos et al.)")
     shared_torso: bool = Field(default=False, description="GDI-H3: one torso and LSTM with two heads instead of two networks")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _apply_preset(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        preset = data.get("preset", "cpu_small")
-        if preset not in PRESETS:
-            return data  # the Literal reports it
-        return _merge(PRESETS[preset], data)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from zoo import Params
-from zoo_learner.params import SubstrateParams
+from zoo_learner.params import PresetParams
 
 Ablation = Literal["none", "reduce_H", "reduce_H_and_Psi", "random_selection", "no_ucb", "no_replacement"]
 
@@ -46,16 +46,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """`override` over `base`, nested dicts merged key by key."""
-    merged = dict(base)
-    for key, value in override.items():
-        merged[key] = merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
-    return merged
 
-
-class LBCParams(SubstrateParams):
+class LBCParams(PresetParams):
     """LBC: a preset's values, with any field given here taking precedence (nested blocks merge)."""
+
+    PRESETS = PRESETS
 
     preset: Literal["paper", "cpu_small"] = Field(default="cpu_small", description="paper: Table 3; cpu_small: specs/lbc.md 8.2")
     ablation: Ablation = Field(default="none", description="the paper's Table 12 variants and App. K.3's w/o UCB")
@@ -65,12 +60,3 @@ class LBCParams(SubstrateParams):
     c_bar: float = Field(default=1.05, gt=0, description="clip of the trace coefficients")
     loss_scales: tuple[float, float, float] = Field(default=(1.0, 5.0, 5.0), description="xi (V), alpha (Q), beta (policy)")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _apply_preset(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        preset = data.get("preset", "cpu_small")
-        if preset not in PRESETS:
-            return data  # the Literal reports it
-        return merge(PRESETS[preset], data)

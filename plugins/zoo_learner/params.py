@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from zoo import Params
 
@@ -50,3 +50,28 @@ class SubstrateParams(Params):
     planned_updates: int | None = Field(default=None, ge=1, description="updates the schedules run over (default: from a step budget)")
     network: NetworkParams = Field(default_factory=NetworkParams)
     optimizer: OptimizerParams = Field(default_factory=OptimizerParams)
+
+
+def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """`override` over `base`, nested dicts merged key by key."""
+    merged = dict(base)
+    for key, value in override.items():
+        merged[key] = merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+    return merged
+
+
+class PresetParams(SubstrateParams):
+    """Params filled from a named preset (``PRESETS[preset]``); fields given in the spec take precedence."""
+
+    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
+    DEFAULT_PRESET: ClassVar[str] = "cpu_small"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_preset(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        preset = data.get("preset", cls.DEFAULT_PRESET)
+        if preset not in cls.PRESETS:
+            return data  # the preset field's Literal reports it
+        return merge(cls.PRESETS[preset], data)
