@@ -30,6 +30,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from zoo.report import FINAL_FRACTION  # noqa: E402
+
 AGENTS = {
     "dice": "type: dice",
     "dice-baseline": "type: dice, ablation: baseline",
@@ -41,7 +43,6 @@ AGENTS = {
     "lbc-random": "type: lbc, ablation: random_selection",
     "lbc-no-ucb": "type: lbc, ablation: no_ucb",
 }
-FINAL_FRACTION = 0.1  # as zoo.report.final_returns
 
 
 def load(env: str, agent: str, steps: int):
