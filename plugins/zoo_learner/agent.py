@@ -91,7 +91,7 @@ class SubstrateAgent(Agent):
                                     **{f"behavior/{n}": float(v) for n, v in zip(self.space.names, episode.choice.value)})
         self._steps += transitions
         self.episodes += len(finished)
-        metrics = self.system.train()
+        metrics = self.system.train(self._steps)
         if metrics:
             means = {f"learner/{k}": float(np.mean([m[k] for m in metrics])) for k in metrics[0]}
             self.context.logger.log(self._steps, updates=self.system.learner.updates, **means)

@@ -36,13 +36,20 @@ class AgentBuilder(Protocol):
     def make_loss(self) -> LossFn: ...
 
 
-def planned_updates(params: SubstrateParams, budget) -> int:
-    """Updates the schedules span: given, or steps * reuse / (batch * length) for a step budget."""
+def planned_updates(params: SubstrateParams, budget, steps: int = 0, sequences: int = 0) -> int:
+    """Updates the schedules span: given in the params, else estimated for a step budget.
+
+    Before any sequence exists the estimate is steps * reuse / (batch * length). Episodes end in
+    padded sequences, so a run makes more sequences than that; once `sequences` have been made in
+    `steps` steps, the estimate scales the observed sequences per step to the whole budget.
+    """
     if params.planned_updates is not None:
         return params.planned_updates
-    if budget is not None and budget.unit == "steps":
-        return max(1, budget.amount * params.reuse // (params.batch * params.length))
-    return 10**9
+    if budget is None or budget.unit != "steps":
+        return 10**9
+    if steps and sequences:
+        return max(1, round(budget.amount * sequences * params.reuse / (steps * params.batch)))
+    return max(1, budget.amount * params.reuse // (params.batch * params.length))
 
 
 def make_replay(params: SubstrateParams) -> SequenceReplay:
@@ -69,7 +76,7 @@ class LocalSystem:
 
     def __init__(self, builder: AgentBuilder, params: SubstrateParams, envs, controllers: list[MetaController],
                  *, seed: int, budget=None):
-        self.params = params
+        self.params, self.budget = params, budget
         obs_shape = tuple(envs.single_observation_space.shape)
         actions = int(envs.single_action_space.n)
         torch.manual_seed(seed)
@@ -87,8 +94,9 @@ class LocalSystem:
         """One round of acting: every env steps `length` times."""
         return self.actor.run(self.params.length)
 
-    def train(self) -> list[dict[str, float]]:
-        """Learner updates until fewer than a batch of sequences have uses left."""
+    def train(self, steps: int) -> list[dict[str, float]]:
+        """Learner updates until fewer than a batch of sequences have uses left (`steps`: transitions so far)."""
+        self.learner.planned = planned_updates(self.params, self.budget, steps, self.replay.added)
         metrics = []
         while self.replay.ready(self.params.batch):
             metrics.append(self.learner.update(self.replay.sample(self.params.batch, self.rng)))
