@@ -1,4 +1,4 @@
-"""Recurrent dueling networks: a torso (MLP, MinAtar conv, Nature CNN, IMPALA ResNet), an LSTM, A/V heads.
+"""Recurrent dueling networks: a torso (MLP, cells, MinAtar conv, Nature CNN, IMPALA ResNet), an LSTM, A/V heads.
 
 Every network maps observations and a flat recurrent state (h and c side by side) to advantages
 ``adv`` (..., heads, actions) and values ``value`` (..., heads). `step` serves actors one step at
@@ -50,7 +50,9 @@ def _impala(in_channels: int, channels: Sequence[int], blocks: int) -> nn.Sequen
 
 
 def make_torso(params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Module, int]:
-    """The torso for observations of `obs_shape` and its output size."""
+    """The torso for observations of `obs_shape` and its output size (not the cells torso: see CellsRecurrentNet)."""
+    if params.torso == "cells":
+        raise ValueError("the cells torso comes with its own advantage head: build it with build_network")
     if params.torso == "auto":
         params = params.model_copy(update={"torso": "mlp" if len(obs_shape) == 1 else "impala"})
     if params.torso == "mlp":
@@ -82,13 +84,19 @@ class DuelingRecurrentNet(nn.Module):
 
     def __init__(self, params: NetworkParams, obs_shape: tuple[int, ...], actions: int, heads: int = 1):
         super().__init__()
-        self.torso, features = make_torso(params, tuple(obs_shape))
+        self.heads, self.actions = heads, actions
+        self.torso, features = self._make_torso(params, tuple(obs_shape))
         self.hidden = params.lstm
         self.core = nn.LSTMCell(features, params.lstm) if params.lstm else None
         out = params.lstm or features
-        self.heads, self.actions = heads, actions
-        self.adv_head = _head(out, params.head_hidden, heads * actions)
+        self.adv_head = self._make_adv_head(params, out)
         self.value_head = _head(out, params.head_hidden, heads)
+
+    def _make_torso(self, params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Module, int]:
+        return make_torso(params, obs_shape)
+
+    def _make_adv_head(self, params: NetworkParams, inputs: int) -> nn.Module:
+        return _head(inputs, params.head_hidden, self.heads * self.actions)
 
     @property
     def state_size(self) -> int:
@@ -97,10 +105,11 @@ class DuelingRecurrentNet(nn.Module):
     def initial_state(self, batch: int) -> torch.Tensor:
         return torch.zeros(batch, self.state_size)
 
-    def _embed(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.torso(scale_obs(obs))
+    def _embed(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(the core's input, anything else the heads need, batch-first or None)."""
+        return self.torso(scale_obs(obs)), None
 
-    def _heads(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _heads(self, z: torch.Tensor, extra: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         adv = self.adv_head(z).unflatten(-1, (self.heads, self.actions))
         return adv, self.value_head(z)
 
@@ -112,15 +121,18 @@ class DuelingRecurrentNet(nn.Module):
 
     def step(self, obs: torch.Tensor, state: torch.Tensor):
         """One step for a batch: ((adv (B, heads, A), value (B, heads)), next state)."""
-        out, state = self._core(self._embed(obs), state)
-        return self._heads(out), state
+        z, extra = self._embed(obs)
+        out, state = self._core(z, state)
+        return self._heads(out, extra), state
 
     def unroll(self, obs: torch.Tensor, state: torch.Tensor, valid: torch.Tensor, burn_in: int):
         """Heads on rows burn_in.. of a (L, B, ...) sequence; rows before are burn-in without gradient."""
         length, batch = obs.shape[:2]
-        z = self._embed(obs.flatten(0, 1)).unflatten(0, (length, batch))
+        z, extra = self._embed(obs.flatten(0, 1))
+        z = z.unflatten(0, (length, batch))
+        extra = None if extra is None else extra.unflatten(0, (length, batch))[burn_in:]
         if self.core is None:
-            return self._heads(z[burn_in:])
+            return self._heads(z[burn_in:], extra)
         keep = valid.unsqueeze(-1)
         with torch.no_grad():
             for t in range(burn_in):
@@ -131,7 +143,69 @@ class DuelingRecurrentNet(nn.Module):
             out, new = self._core(z[t], state)
             state = torch.where(keep[t], new, state)
             outs.append(out)
-        return self._heads(torch.stack(outs))
+        return self._heads(torch.stack(outs), extra)
+
+
+class CellEncoder(nn.Module):
+    """Embeddings of cells with weights shared across cells, and a summary of the whole observation.
+
+    A flat observation of `cells` blocks of `cell_features` features followed by global features
+    (GOHR: the board's 36 cells, then the last move and the buckets that last took each shape and
+    color). A cell's embedding sees its own features, its position (a learned vector) and the
+    global features; the summary is the mean of the cell embeddings beside the global features.
+    """
+
+    def __init__(self, params: NetworkParams, size: int):
+        super().__init__()
+        self.cells, self.features = params.cells, params.cell_features
+        self.global_size = size - self.cells * self.features
+        if self.global_size < 0:
+            raise ValueError(f"the cells torso needs at least cells * cell_features = {self.cells * self.features} "
+                             f"observation features; got {size}")
+        width = params.hidden[0]
+        self.cell_in = nn.Linear(self.features, width)
+        self.global_in = nn.Linear(self.global_size, width, bias=False) if self.global_size else None
+        self.position = nn.Parameter(0.1 * torch.randn(self.cells, width))
+        self.cell_mlp = _mlp(params.hidden)
+        self.cell_size = params.hidden[-1]
+        self.summary = nn.Sequential(nn.Linear(self.cell_size + self.global_size, params.embedding), nn.ReLU())
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(summary (B, embedding), cell embeddings (B, cells, cell_size)) of observations (B, size)."""
+        split = self.cells * self.features
+        cells, rest = obs[:, :split].unflatten(1, (self.cells, self.features)), obs[:, split:]
+        h = self.cell_in(cells) + self.position
+        if self.global_in is not None:
+            h = h + self.global_in(rest).unsqueeze(1)
+        embedded = self.cell_mlp(torch.relu(h))
+        return self.summary(torch.cat([embedded.mean(1), rest], dim=1)), embedded
+
+
+class CellsRecurrentNet(DuelingRecurrentNet):
+    """A dueling network whose actions act on one cell each (action = cell * per_cell + k, as GOHR's
+    (cell, bucket)): each cell's advantages come from one head shared by all cells, applied to the
+    cell's embedding beside the core's output; the value comes from the core's output."""
+
+    def _make_torso(self, params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Module, int]:
+        if len(obs_shape) != 1:
+            raise ValueError(f"the cells torso takes flat observations; got shape {obs_shape}")
+        if self.actions % params.cells:
+            raise ValueError(f"the cells torso needs a number of actions divisible by cells = {params.cells}; "
+                             f"got {self.actions}")
+        encoder = CellEncoder(params, obs_shape[0])
+        return encoder, params.embedding
+
+    def _make_adv_head(self, params: NetworkParams, inputs: int) -> nn.Module:
+        self.per_cell = self.actions // params.cells
+        return _head(self.torso.cell_size + inputs, params.head_hidden, self.heads * self.per_cell)
+
+    def _embed(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.torso(scale_obs(obs))
+
+    def _heads(self, z: torch.Tensor, cells: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        both = torch.cat([cells, z.unsqueeze(-2).expand(*cells.shape[:-1], z.shape[-1])], dim=-1)
+        adv = self.adv_head(both).unflatten(-1, (self.heads, self.per_cell))  # (..., cells, heads, per_cell)
+        return adv.transpose(-3, -2).flatten(-2), self.value_head(z)
 
 
 class NetworkGroup(nn.Module):
@@ -162,6 +236,7 @@ class NetworkGroup(nn.Module):
 
 def build_network(params: NetworkParams, obs_shape, actions: int, heads: int = 1, separate: bool = False) -> nn.Module:
     """One network with `heads` dueling heads, or with `separate`, `heads` networks with one head each."""
+    kind = CellsRecurrentNet if params.torso == "cells" else DuelingRecurrentNet
     if separate and heads > 1:
-        return NetworkGroup([DuelingRecurrentNet(params, obs_shape, actions, 1) for _ in range(heads)])
-    return DuelingRecurrentNet(params, obs_shape, actions, heads)
+        return NetworkGroup([kind(params, obs_shape, actions, 1) for _ in range(heads)])
+    return kind(params, obs_shape, actions, heads)

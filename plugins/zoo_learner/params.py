@@ -8,14 +8,17 @@ from pydantic import Field, model_validator
 
 from zoo import Params
 
-TorsoName = Literal["auto", "mlp", "minatar", "nature", "impala"]
+TorsoName = Literal["auto", "mlp", "cells", "minatar", "nature", "impala"]
 
 
 class NetworkParams(Params):
     """Torso, recurrent core and heads of an agent's network."""
 
-    torso: TorsoName = Field(default="auto", description="mlp for vectors; minatar, nature or impala for images (C, H, W); auto: mlp or impala")
-    hidden: list[int] = Field(default=[128], min_length=1, max_length=8, description="mlp layer sizes")
+    torso: TorsoName = Field(default="auto", description="mlp for vectors; cells for vectors of cells whose "
+                             "actions act on one cell each (GOHR); minatar, nature or impala for images (C, H, W); auto: mlp or impala")
+    hidden: list[int] = Field(default=[128], min_length=1, max_length=8, description="mlp layer sizes (cells: of the per-cell encoder)")
+    cells: int = Field(default=36, ge=1, le=4096, description="cells torso: cells at the start of the observation")
+    cell_features: int = Field(default=8, ge=1, le=4096, description="cells torso: features per cell (GOHR: shapes + colors)")
     impala_channels: list[int] = Field(default=[16, 32, 32], min_length=1, max_length=6)
     impala_blocks: int = Field(default=2, ge=0, le=8, description="residual blocks per IMPALA stage")
     embedding: int = Field(default=256, ge=1, le=8192, description="torso output size (conv torsos)")
