@@ -1,0 +1,45 @@
+"""A MinAtar game as a gymnasium env with channels-first float observations, for conv torsos."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .plugin import MinAtarParams
+
+
+class MinAtarEnv(gymnasium.Env):
+    """Observations (channels, 10, 10) of 0.0/1.0; a seed given to `reset` fixes the game's randomness
+    (its sticky actions and spawns) from then on; episodes longer than `max_episode_steps` are truncated."""
+
+    def __init__(self, params: MinAtarParams):
+        from minatar import Environment
+
+        self.params = params
+        self.game = Environment(params.game, sticky_action_prob=params.sticky_action_prob,
+                                difficulty_ramping=params.difficulty_ramping)
+        actions = self.game.minimal_action_set() if params.minimal_actions else range(self.game.num_actions())
+        self.action_set = [int(a) for a in actions]
+        height, width, channels = self.game.state_shape()
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(channels, height, width), dtype=np.float32)
+        self.action_space = spaces.Discrete(len(self.action_set))
+        self.steps = 0
+
+    def _obs(self) -> np.ndarray:
+        return np.ascontiguousarray(self.game.state().transpose(2, 0, 1), dtype=np.float32)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.game.seed(int(self.np_random.integers(2**31)))
+        self.game.reset()
+        self.steps = 0
+        return self._obs(), {}
+
+    def step(self, action):
+        reward, terminated = self.game.act(self.action_set[int(action)])
+        self.steps += 1
+        limit = self.params.max_episode_steps
+        truncated = not terminated and limit is not None and self.steps >= limit
+        return self._obs(), float(reward), bool(terminated), truncated, {}
