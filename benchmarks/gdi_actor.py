@@ -3,7 +3,9 @@
 Every loop steps its own ale-py vector env of the zoo_atari plugin (Agent57/GDI protocol: 84x84 gray,
 4 frames stacked, action repeat 4 with max-pool, up to 30 no-ops, full 18 actions, no clipping):
   raw         the emulator alone, random actions;
-  sb3         SB3 PPO("CnnPolicy").predict in a loop (Nature CNN);
+  sb3         SB3's actor loop: PPO("CnnPolicy").predict (Nature CNN) on SB3's own Atari pipeline
+              (make_atari_env + DummyVecEnv + VecFrameStack, full action set) -- the peer;
+  sb3-on-ale  the same predict loop on the plugin's vector env (isolates SB3's network call);
   bare        a plain torch Nature CNN + softmax sampling loop (the floor for that network);
   gdi-nature  GDI-I3's actor built from a spec (env {type: atari, ...}, the plugin's vector factory,
               bandit population per env, mixture policy, sequences written into the replay) with the
@@ -44,14 +46,35 @@ def raw_loop(game, envs):
     return lambda: env.step(rng.integers(env.single_action_space.n, size=envs))
 
 
-def sb3_loop(game, envs):
+def sb3_model():
     from stable_baselines3 import PPO
     from zoo_atari.env import make_atari_env
-    from zoo_atari.games import resolve_game
     from zoo_atari.protocols import Protocol
 
-    model = PPO("CnnPolicy", make_atari_env(resolve_game(game), Protocol(name=PROTOCOL), 0), device="cpu", seed=0)
-    env = vector_env(game, envs)
+    return PPO("CnnPolicy", make_atari_env("breakout", Protocol(name=PROTOCOL), 0), device="cpu", seed=0)
+
+
+def sb3_loop(game, envs):
+    import ale_py
+    import gymnasium
+    from stable_baselines3.common.env_util import make_atari_env
+    from stable_baselines3.common.vec_env import VecFrameStack
+
+    gymnasium.register_envs(ale_py)
+    env = VecFrameStack(make_atari_env(f"{game}NoFrameskip-v4", n_envs=envs, seed=0,
+                                       env_kwargs={"full_action_space": True}), n_stack=4)
+    model = sb3_model()
+    state = {"obs": env.reset()}
+
+    def step():
+        actions, _ = model.predict(state["obs"], deterministic=False)
+        state["obs"] = env.step(actions)[0]
+
+    return step
+
+
+def sb3_on_ale_loop(game, envs):
+    model, env = sb3_model(), vector_env(game, envs)
     state = {"obs": env.reset(seed=0)[0]}
 
     def step():
@@ -106,6 +129,7 @@ def main():
         loops = {
             "raw": raw_loop(args.game, args.envs),
             "sb3": sb3_loop(args.game, args.envs),
+            "sb3-on-ale": sb3_on_ale_loop(args.game, args.envs),
             "bare": bare_loop(args.game, args.envs),
             "gdi-nature": gdi_loop(args.game, args.envs, "{torso: nature, embedding: 512, lstm: 0}", Path(tmp, "n")),
             "gdi-impala": gdi_loop(args.game, args.envs, "{torso: impala, impala_blocks: 1, lstm: 128}",

@@ -1,18 +1,23 @@
-"""Learning curves at equal step budgets: DiCE vs its baseline and ablations, LBC vs its ablations.
+"""Learning curves at equal step budgets for the substrate's agents (GDI, DiCE, LBC and their ablations) and peers.
 
-Each agent trains `--steps` environment steps per seed on one env spec (`--agent-extra` adds the
-same fields to every agent, e.g. a small network for Atari); the script prints the mean raw return
-of consecutive windows of finished training episodes (per agent, averaged over seeds), the CPU
-seconds per run, and the score of the env's own report, and writes every episode to a CSV:
+Each agent trains `--steps` environment steps per seed on one env spec. The script prints, per agent
+and averaged over seeds, the mean raw return of the training episodes that ended in consecutive step
+windows, the CPU seconds per run, and the env's own score; it writes every episode to a CSV.
 
-* GOHR: TCE (the terminal cumulated error: errors summed over the episodes a run finished) and how
-  many seeds pass the authors' convergence test (zoo_gohr_study.errors.converged);
+* GOHR: TCE (errors summed over every episode a run finished; an episode's errors are minus its
+  return) and how many seeds pass the authors' convergence test (zoo_gohr_study.errors.converged);
 * Atari: the mean training return of the last 10% of episodes (zoo report's score without
-  evaluation) and its HNS from zoo_atari's score table; frames = steps x frame skip.
+  evaluation) and its HNS; frames = steps x frame skip;
+* anything else (MinAtar, CartPole): that final-10% mean return.
 
-    OMP_NUM_THREADS=1 python benchmarks/dice_lbc_curves.py --env "{type: gohr, rule: paper/color_match}" --steps 100000
-    OMP_NUM_THREADS=1 python benchmarks/dice_lbc_curves.py --env "{type: atari, game: Breakout, protocol: {name: agent57}}" \
-        --steps 12500 --agent-extra "network: {torso: nature, embedding: 128, lstm: 64}"
+`--substrate-extra` adds fields to the blocks of the substrate agents only (networks, sequence
+sizes, gamma), so that peers keep their own settings; `linear-dqn` is the GOHR paper's linear DQN
+with the settings of examples/gohr-paper-section5.yaml (GOHR only).
+
+    OMP_NUM_THREADS=1 python benchmarks/learning_curves.py --env "{type: gym, id: CartPole-v1}" --steps 40000 \\
+        --agents gdi-i3,gdi-h3,gdi-i3-without-E,ppo,dqn
+    OMP_NUM_THREADS=1 python benchmarks/learning_curves.py --env "{type: minatar, game: breakout}" --steps 200000 \\
+        --seeds 1 --substrate-extra "network: {torso: minatar, embedding: 128, lstm: 64}"
 """
 
 from __future__ import annotations
@@ -32,7 +37,10 @@ import torch  # noqa: E402
 
 from zoo.report import FINAL_FRACTION  # noqa: E402
 
-AGENTS = {
+SUBSTRATE_AGENTS = {
+    "gdi-i3": "type: gdi-i3",
+    "gdi-h3": "type: gdi-h3",
+    "gdi-i3-without-E": "type: gdi-i3, ablation: random_selection",
     "dice": "type: dice",
     "dice-baseline": "type: dice, ablation: baseline",
     "dice-random": "type: dice, ablation: random",
@@ -43,6 +51,14 @@ AGENTS = {
     "lbc-random": "type: lbc, ablation: random_selection",
     "lbc-no-ucb": "type: lbc, ablation: no_ucb",
 }
+PEERS = {
+    "ppo": "type: ppo, n_envs: 8, n_steps: 128",
+    "dqn": "type: dqn, learning_starts: 1000, buffer_size: 50000, exploration_fraction: 0.2",
+    "linear-dqn": "type: gohr-linear-dqn, replay_size: 1000, batch_size: 128, eps_start: 0.9, eps_end: 0.001, "
+                  "eps_decay: 200, loss: mse, mask_actions: false, gamma: 1.0, lr: 0.01, target_period: 200, "
+                  "target_unit: episodes",
+}
+DEFAULT_AGENTS = "gdi-i3,gdi-h3,gdi-i3-without-E,dice,dice-baseline,lbc,lbc-reduce-H,lbc-random,ppo,dqn"
 
 
 def load(env: str, agent: str, steps: int):
@@ -65,12 +81,16 @@ def run(spec, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
         built.agent.close()
         built.logger.close()
         rows = [json.loads(line) for line in (Path(folder) / "metrics.jsonl").read_text().splitlines()]
-    episodes = [(r["step"], r["episode_return"]) for r in rows if "episode_return" in r]
+    episodes = [(r["step"], r["episode_return"]) for r in rows if "episode_return" in r and r["step"] <= steps]
     return np.array([s for s, _ in episodes]), np.array([g for _, g in episodes], float), cpu
 
 
+def final_score(returns: np.ndarray) -> float:
+    return float(returns[-max(1, int(len(returns) * FINAL_FRACTION)):].mean()) if len(returns) else float("nan")
+
+
 def scorer(spec):
-    """(column title, per-seed scores -> summary text) of the env's report."""
+    """(column title, per-seed runs -> summary text) of the env's report."""
     if spec.env.type == "gohr":
         from zoo_gohr_study.errors import converged
 
@@ -89,11 +109,11 @@ def scorer(spec):
         ref = references()[resolve_game(spec.env.game)]
 
         def atari(runs):
-            score = np.mean([r[-max(1, int(len(r) * FINAL_FRACTION)):].mean() for _, r, _ in runs])
+            score = np.mean([final_score(r) for _, r, _ in runs])
             return f"{score:8.1f} {100 * float(hns(score, ref.random, ref.human)):6.1f}%"
 
         return f"{'score':>8s} {'HNS':>7s}", atari
-    return "", lambda runs: ""
+    return f"{'final':>8s}", lambda runs: f"{np.mean([final_score(r) for _, r, _ in runs]):8.2f}"
 
 
 def main():
@@ -102,24 +122,26 @@ def main():
     parser.add_argument("--steps", type=int, default=50_000)
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--windows", type=int, default=5)
-    parser.add_argument("--agents", default="dice,dice-baseline,lbc,lbc-reduce-H,lbc-reduce-H-Psi,lbc-random")
-    parser.add_argument("--agent-extra", default="", help="fields added to every agent block, in YAML flow style")
-    parser.add_argument("--csv", default="dice-lbc-curves.csv")
+    parser.add_argument("--agents", default=DEFAULT_AGENTS, help=f"comma-separated, of: {', '.join([*SUBSTRATE_AGENTS, *PEERS])}")
+    parser.add_argument("--substrate-extra", default="", help="fields added to every substrate agent's block (YAML flow)")
+    parser.add_argument("--csv", default="learning-curves.csv")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    extra = f", {args.agent_extra}" if args.agent_extra else ""
+    extra = f", {args.substrate_extra}" if args.substrate_extra else ""
+    blocks = {**{name: block + extra for name, block in SUBSTRATE_AGENTS.items()}, **PEERS}
     edges = np.linspace(0, args.steps, args.windows + 1)
-    spec = load(args.env, AGENTS["dice"] + extra, args.steps)
-    skip = spec.env.protocol.frame_skip if spec.env.type == "atari" else 1
-    title, score = scorer(spec)
+    names = args.agents.split(",")
+    first = load(args.env, blocks[names[0]], args.steps)
+    skip = first.env.protocol.frame_skip if first.env.type == "atari" else 1
+    title, score = scorer(first)
     with open(args.csv, "w", newline="") as handle:
         out = csv.writer(handle)
         out.writerow(["agent", "seed", "step", "episode_return"])
-        print(f"{args.env} {extra[2:]}: {args.steps} steps ({args.steps * skip} frames), {args.seeds} seeds; "
-              "mean training episode return per step window")
+        print(f"{args.env}, substrate agents with {{{extra[2:]}}}: {args.steps} steps ({args.steps * skip} frames), "
+              f"{args.seeds} seeds; mean training episode return per step window")
         print(f"{'agent':18s}" + "".join(f"{int(b):>9d}" for b in edges[1:]) + f"{'CPU-s':>7s} {title}")
-        for name in args.agents.split(","):
-            spec = load(args.env, AGENTS[name] + extra, args.steps)
+        for name in names:
+            spec = load(args.env, blocks[name], args.steps)
             runs = [run(spec, args.steps, seed) for seed in range(args.seeds)]
             curves = []
             for seed, (steps, returns, _) in enumerate(runs):
@@ -128,7 +150,7 @@ def main():
                 curves.append([returns[m].mean() if m.any() else np.nan for m in inside])
             mean = np.nanmean(np.array(curves), axis=0)
             cpu = np.mean([r[2] for r in runs])
-            print(f"{name:18s}" + "".join(f"{v:9.1f}" for v in mean) + f"{cpu:7.0f} {score(runs)}", flush=True)
+            print(f"{name:18s}" + "".join(f"{v:9.2f}" for v in mean) + f"{cpu:7.0f} {score(runs)}", flush=True)
 
 
 if __name__ == "__main__":
