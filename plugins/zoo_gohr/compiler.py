@@ -138,6 +138,33 @@ class CAtom:
             m &= bucket_mask(self.static_bucket(env))
         return m
 
+    def memory_mask(self, env) -> int:
+        """The buckets the memory-only tests and bucket field allow now (0: the atom accepts
+        nothing); ``env.piece`` and ``env.b`` are unused."""
+        for t in self.mem_tests:
+            if not t(env):
+                return 0
+        return 15 if self.mem_bucket is None else bucket_mask(self.mem_bucket(env))
+
+    def dynamic_mask(self, env, m: int) -> int:
+        """``m`` (nonzero) narrowed by the tests that read ``env.piece`` with the memory or the
+        bucket, evaluated in the game's order (later tests are skipped once nothing is left)."""
+        for t in self.piece_tests:
+            if not t(env):
+                return 0
+        if self.piece_bucket is not None:
+            m &= bucket_mask(self.piece_bucket(env))
+        if m and self.per_bucket:
+            for b in range(4):
+                if (m >> b) & 1:
+                    env.b = b
+                    ok = all(t(env) for t in self.b_tests)
+                    if ok and self.b_bucket is not None:
+                        ok = (bucket_mask(self.b_bucket(env)) >> b) & 1
+                    if not ok:
+                        m &= ~(1 << b)
+        return m
+
 
 class CLine:
     """A rule line. Its *plain* atoms (table-driven, no counter) act as one: ``plain_col`` is the

@@ -171,6 +171,38 @@ def _var(parts: tuple[str, ...]):
     return (lambda env: EMPTY), 0  # unbound name: the empty set
 
 
+_PIECE_FIELDS = ("shape", "color", "pos")
+_LAST_FIELDS = ("shape", "color", "pos", "bucket")
+
+
+def var_reads(parts: tuple[str, ...]) -> frozenset[str] | None:
+    """What a variable (as ``_var`` evaluates it) reads of an S+C game: ``this.<shape|color|pos>``
+    of the piece; ``last`` (whether a piece was removed) and ``last.<shape|color|pos|bucket>`` of the
+    last removed piece; ``by.<shape|color>``, the bucket of the last removed piece sharing the
+    piece's shape or color. None for the variables that read more (``q.K`` and the other ``p.K``)."""
+    name = ".".join(parts)
+    if name == "p":
+        return frozenset(("last", "last.bucket"))
+    if name in ("pc", "ps", "p.color", "p.shape"):
+        key = "color" if name in ("pc", "p.color") else "shape"
+        return frozenset((f"this.{key}", f"by.{key}"))
+    if name == "last":
+        return frozenset(("last", *(f"last.{f}" for f in _LAST_FIELDS)))
+    if name == "this":
+        return frozenset(f"this.{f}" for f in _PIECE_FIELDS)
+    if name in ("Nearby", "Remotest"):
+        return frozenset(("this.pos",))
+    if len(parts) == 2 and parts[0] in ("p", "q"):
+        return None
+    if len(parts) == 2 and parts[0] == "this":
+        return frozenset((f"this.{parts[1]}",) if parts[1] in _PIECE_FIELDS else ())
+    if len(parts) == 2 and parts[0] == "last":
+        return frozenset(("last", f"last.{parts[1]}") if parts[1] in _LAST_FIELDS else ("last",))
+    if len(parts) >= 2:
+        return var_reads(parts[:-1])
+    return frozenset()  # an unbound name
+
+
 def compile_expr(e: Expr, source: str = "<string>") -> CExpr:
     """Compile an expression AST; constant sub-expressions are folded."""
     where = f"{source}:{e.loc[0]}:{e.loc[1]}"

@@ -6,7 +6,6 @@ from typing import NamedTuple
 
 from .board import Board, Piece
 from .compiler import _Env
-from .expressions import bucket_mask
 from .memory import Memory
 from .orders import eligible
 
@@ -210,11 +209,7 @@ class Game:
         pre = 15
         if a.mem_tests or a.mem_bucket is not None:
             env.piece = env.b = None
-            for t in a.mem_tests:
-                if not t(env):
-                    return None
-            if a.mem_bucket is not None:
-                pre &= bucket_mask(a.mem_bucket(env))
+            pre = a.memory_mask(env)
             if not pre:
                 return None
         if not a.per_piece:
@@ -244,30 +239,11 @@ class Game:
                     continue
             if a.dynamic:
                 env.piece = p
-                for t in a.piece_tests:
-                    if not t(env):
-                        m = 0
-                        break
-                if m and a.piece_bucket is not None:
-                    m &= bucket_mask(a.piece_bucket(env))
-                if m and a.per_bucket:
-                    m = self._per_bucket(a, m)
+                m = a.dynamic_mask(env, m)
             masks[j] = m
         if a.postpos is not None:
             self._apply_postpos(a.postpos, masks)
         return masks
-
-    def _per_bucket(self, a, m: int) -> int:
-        env = self._env
-        for b in range(4):
-            if (m >> b) & 1:
-                env.b = b
-                ok = all(t(env) for t in a.b_tests)
-                if ok and a.b_bucket is not None:
-                    ok = (bucket_mask(a.b_bucket(env)) >> b) & 1
-                if not ok:
-                    m &= ~(1 << b)
-        return m
 
     def _apply_postpos(self, postpos, masks: list[int]) -> None:
         """Keep only pieces eligible for the postpos list among the pieces this atom accepts."""

@@ -43,6 +43,15 @@ class Memory:
         self._pieces: list = []              # moves recorded but not yet in _last/_by
         self._buckets: list[int] = []
 
+    @classmethod
+    def restored(cls, last: Obj | None, by: dict[str, dict]) -> "Memory":
+        """A memory whose ``last`` and ``by`` are as given (``p`` follows from ``last``): the state
+        summaries of the vector engine's rule tables, rebuilt for evaluating rules on them."""
+        m = cls()
+        m._last, m._by = last, by
+        m.p = EMPTY if last is None else BUCKET_SETS[last.bucket]
+        return m
+
     def record(self, piece, bucket: int) -> None:
         self.p = BUCKET_SETS[bucket]
         self._pieces.append(piece)

@@ -1,10 +1,10 @@
 """GOHR as a gymnasium vector env: many boards stepped at once.
 
-Each sub-env keeps, per cell, the 4-bit hint mask of the piece there (or "empty", "crowded", "over")
-in one numpy array, so a batch of moves is resolved by one table lookup. Only accepted moves and
-resets go through the Python :class:`Game`; what they change in the numpy arrays is gathered over
-the step (:class:`_Writes`) and written with a few numpy calls. Random actions are mostly rejected,
-which is where the speed comes from.
+An engine keeps, per cell of every board, the 4-bit hint mask of the piece there (or "empty",
+"crowded", "over"; see ``cellstates``), so a batch of moves is resolved by one table lookup; only
+accepted moves and new boards go to the engine. Rules that :class:`RuleTables` covers, on random
+S+C boards, are played in numpy by :class:`TableGames`; anything else by one :class:`Game` per env
+(:class:`GameList`).
 """
 
 from __future__ import annotations
@@ -17,45 +17,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from .boardbatch import BoardBatch
+from .cellstates import CODES
 from .env import ACTIONS, BUCKETS, CELLS, ObservationLayout
-from .game import Code, Game
+from .game import Code
+from .gamelist import GameList
 from .ruleset import RuleSet
-
-# Cell states beside the hint masks 0..15.
-_EMPTY, _CROWDED, _OVER = 16, 17, 18
-
-
-def _code_table() -> np.ndarray:
-    """The CGS code of a move, indexed by [cell state, bucket]."""
-    table = np.empty((19, BUCKETS), np.int8)
-    for hint in range(16):
-        for b in range(BUCKETS):
-            table[hint, b] = Code.ACCEPT if hint >> b & 1 else Code.DENY if hint else Code.IMMOVABLE
-    table[_EMPTY] = Code.EMPTY_CELL
-    table[_CROWDED] = Code.MULTIPLE_OBJECTS_IN_CELL
-    table[_OVER] = Code.NO_GAME
-    return table
-
-
-_CODES = _code_table()
-
-
-class _Writes:
-    """What one step's accepted moves and resets change, as flat indices into the env's arrays.
-
-    Cells are numbered ``env * CELLS + pos - 1``; ``moves`` holds (env, cell 0..35, bucket) of each
-    accepted move (whose cell becomes empty).
-    """
-    __slots__ = ("state_at", "state", "mask_on", "obs_on", "moves", "over", "reset")
-
-    def __init__(self):
-        self.state_at: list[int] = []
-        self.state: list[int] = []
-        self.mask_on: list[int] = []
-        self.obs_on: list[int] = []
-        self.moves: list[tuple[int, int, int]] = []
-        self.over: list[int] = []   # envs whose game is over
-        self.reset: list[int] = []  # envs on a new board (arrays cleared before the writes)
+from .ruletables import RuleTables
+from .tablegames import TableGames
 
 
 def _write_moves(layout: ObservationLayout, obs: np.ndarray, rows, cells, buckets) -> None:
@@ -86,8 +55,8 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
     ``SyncVectorEnv``. Autoreset is NEXT_STEP: the step after an episode ends resets that env,
     ignores its action and returns reward 0. ``info`` holds ``code`` (:class:`Code`, ``NEW_GAME``
     on those reset steps), ``accepted``, ``finish`` and ``action_mask`` (num_envs, 144), with
-    gymnasium's ``_key`` masks. ``Game.attempts`` of the sub-games counts accepted moves only.
-    ``copy=False`` returns the internal observation buffer instead of a copy.
+    gymnasium's ``_key`` masks. ``engine`` is the :class:`TableGames` or :class:`GameList` playing
+    the games. ``copy=False`` returns the internal observation buffer instead of a copy.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -104,16 +73,12 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._make_boards = boards
-        self._sources: list | None = None
-        self.games: list[Game | None] = [None] * num_envs
-        self._pieces: list[list] = [[] for _ in range(num_envs)]  # each game's pieces, in slot order
-        self._single: list[dict[int, int]] = [{} for _ in range(num_envs)]  # cell -> slot of its only piece
+        self.engine: TableGames | GameList | None = None
+        self._tables: dict[tuple, RuleTables | None] = {}  # by board shapes and colors
         self._obs = np.zeros((num_envs, self.layout.size), np.float32)
         self._mask = np.zeros((num_envs, ACTIONS), bool)
-        self._state = np.full((num_envs, CELLS), _EMPTY, np.uint8)
         self._row = np.arange(num_envs) * CELLS
         self._moves = np.zeros(num_envs, np.int64)
-        self._finish = np.zeros(num_envs, np.int8)
         self._autoreset = np.zeros(num_envs, bool)
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -124,37 +89,36 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None and len(seed) != self.num_envs:
             raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs")
         super().reset(seed=None if seed is None else seed[0])
-        if seed is not None or self._sources is None:
+        if seed is not None or self.engine is None:
             seeds = seed if seed is not None else self.np_random.integers(1, 2**62, self.num_envs).tolist()
-            self._sources = [self._make_boards(s) for s in seeds]
-        writes = _Writes()
-        for i in range(self.num_envs):
-            self._start(i, writes)
-        self._apply(writes)
+            self.engine = self._engine([self._make_boards(s) for s in seeds])
+        self._start(np.arange(self.num_envs))
         self._autoreset[:] = False
-        return self._observations(), {"action_mask": self._mask.copy(), "finish": self._finish.copy()}
+        return self._observations(), {"action_mask": self._mask.copy(), "finish": self.engine.finish.copy()}
 
     def step(self, actions):
-        if self._sources is None:
+        if self.engine is None:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.min() < 0 or actions.max() >= ACTIONS:
             raise ValueError(f"expected {self.num_envs} actions in 0..{ACTIONS - 1}")
+        engine = self.engine
         cells, buckets = actions >> 2, actions & 3
-        code = _CODES[self._state.reshape(-1)[self._row + cells], buckets]
+        code = CODES[engine.state.reshape(-1)[self._row + cells], buckets]
         reset = np.flatnonzero(self._autoreset)
         code[reset] = Code.NEW_GAME
         accepted = code == Code.ACCEPT
         terminated = code == Code.NO_GAME
-        writes = _Writes()
         movers = np.flatnonzero(accepted)
-        for i, cell, b in zip(movers.tolist(), cells[movers].tolist(), buckets[movers].tolist()):
-            self._accept(i, cell, b, writes)
-        terminated[writes.over] = True
+        if movers.size:
+            cells, buckets = cells[movers], buckets[movers]
+            engine.accept(movers, cells, buckets)
+            _write_moves(self.layout, self._obs, movers, cells, buckets)
+            self._mask.reshape(-1, BUCKETS)[movers * CELLS + cells] = False
+            terminated[movers] |= engine.finish[movers] != 0
         self._moves += 1
-        for i in reset.tolist():
-            self._start(i, writes)
-        self._apply(writes)
+        if reset.size:
+            self._start(reset)
         stepped = np.ones(self.num_envs, bool)
         stepped[reset] = False
         rewards = (accepted | ~stepped) - 1.0
@@ -162,7 +126,7 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         self._autoreset = terminated | truncated
         everyone = np.ones(self.num_envs, bool)
         info = {"code": code, "_code": stepped, "accepted": accepted, "_accepted": stepped,
-                "finish": self._finish.copy(), "_finish": everyone,
+                "finish": engine.finish.copy(), "_finish": everyone,
                 "action_mask": self._mask.copy(), "_action_mask": everyone}
         return self._observations(), rewards, terminated, truncated, info
 
@@ -173,76 +137,23 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
     def _observations(self) -> np.ndarray:
         return self._obs.copy() if self.copy else self._obs
 
-    def _accept(self, i: int, cell: int, b: int, writes: _Writes) -> None:
-        """Play an accepted move (cell 0..35, bucket) of env i in its Game and note what changes."""
-        single = self._single[i]
-        piece = self._pieces[i][single.pop(i * CELLS + cell)]
-        game = self.games[i]
-        result = game.move(piece.id, b)
-        assert result.accepted, "cell table out of sync with the game"
-        writes.moves.append((i, cell, b))
-        if game.finish:
-            writes.over.append(i)
-            self._finish[i] = game.finish
-            return
-        hints = game.slot_hints()
-        writes.state_at += single
-        writes.state += map(hints.__getitem__, single.values())
+    def _engine(self, sources: list) -> TableGames | GameList:
+        """The numpy engine if the rules and board sources allow it, else the Game objects."""
+        if BoardBatch.fits(sources):
+            key = (sources[0].shapes, sources[0].colors)
+            if key not in self._tables:
+                self._tables[key] = RuleTables.build(self.rules, *key)
+            if self._tables[key] is not None:
+                return TableGames(self._tables[key], BoardBatch(sources), self.layout, self.num_envs)
+        return GameList(self.rules, sources, self.layout, self.num_envs)
 
-    def _start(self, i: int, writes: _Writes) -> None:
-        """Start env i on the next board of its source, as ``GohrEnv.reset`` does."""
-        game = self.games[i] = Game(self.rules, self._sources[i].next_board())
-        pieces = self._pieces[i] = game.pieces()
-        writes.reset.append(i)
-        cells = [i * CELLS + p.pos - 1 for p in pieces]
-        writes.mask_on += cells
-        writes.obs_on += self._piece_bits(i, pieces)
-        single = self._single[i] = {at: j for j, at in enumerate(cells)}
-        if len(single) < len(cells):  # pieces sharing a cell answer MULTIPLE_OBJECTS_IN_CELL
-            crowded = {at for at in cells if cells.count(at) > 1}
-            for at in crowded:
-                del single[at]
-            writes.state_at += crowded
-            writes.state += [_CROWDED] * len(crowded)
-        if game.finish:
-            writes.over.append(i)
-        else:
-            hints = game.slot_hints()
-            writes.state_at += single
-            writes.state += map(hints.__getitem__, single.values())
-        self._moves[i] = 0
-        self._finish[i] = game.finish
-
-    def _piece_bits(self, i: int, pieces) -> list[int]:
-        """Flat indices into the observations of the board bits of env i's pieces (``write_piece``)."""
-        layout, base = self.layout, i * self.layout.size
-        shapes, colors, per_cell, color0 = layout.shapes, layout.colors, layout.per_cell, len(layout.shapes)
-        bits = []
-        for p in pieces:
-            at = base + (p.pos - 1) * per_cell
-            shape, color = shapes.get(p.shape), colors.get(p.color)
-            if shape is not None:
-                bits.append(at + shape)
-            if color is not None:
-                bits.append(at + color0 + color)
-        return bits
-
-    def _apply(self, writes: _Writes) -> None:
-        """Write one step's changes into the numpy arrays."""
-        if writes.reset:
-            self._obs[writes.reset] = 0.0
-            self._mask[writes.reset] = False
-            self._state[writes.reset] = _EMPTY
-        by_cell = self._mask.reshape(-1, BUCKETS)
-        if writes.moves:
-            rows, cells, buckets = np.array(writes.moves, np.intp).T
-            _write_moves(self.layout, self._obs, rows, cells, buckets)
-            by_cell[rows * CELLS + cells] = False
-            self._state.reshape(-1)[rows * CELLS + cells] = _EMPTY
-        self._obs.reshape(-1)[writes.obs_on] = 1.0
-        by_cell[writes.mask_on] = True
-        self._state.reshape(-1)[writes.state_at] = writes.state
-        self._state[writes.over] = _OVER
+    def _start(self, envs: np.ndarray) -> None:
+        """Start ``envs`` on the next board of their sources, as ``GohrEnv.reset`` does."""
+        occupied, board = self.engine.start(envs)
+        self._obs[envs, :self.layout.last] = board
+        self._obs[envs, self.layout.last:] = 0.0
+        self._mask[envs] = np.repeat(occupied, BUCKETS, axis=1)
+        self._moves[envs] = 0
 
 
 def make_vector_env(params, num_envs: int, seed: int | None) -> GohrVectorEnv:
