@@ -1,15 +1,20 @@
 """Atari frames per CPU-second: (a) the raw emulator, (b) each protocol's pipeline through gymnasium
-wrappers and through ale-py's AtariVectorEnv, (c) SB3's make_atari_env + DummyVecEnv, all on the same
-games in the same run, and (d) SARSA(lambda) decisions per CPU-second with each feature set.
+wrappers and through the zoo's vector env, next to ale-py's bare AtariVectorEnv (its own defaults),
+(c) SB3's make_atari_env + DummyVecEnv + VecFrameStack, all on the same games in the same run, and
+(d) SARSA(lambda) decisions per CPU-second with each feature set.
 
-CPU time is this process's (time.process_time, all its threads) plus its children's (getrusage);
-torch, BLAS and the vector env's workers are pinned to one thread. Random actions throughout. Frames
-are agent frames (decisions x frame skip) in every pipeline: no-op and reset frames are work, not
-experience. The raw figure calls ALEInterface.act from Python frame by frame. The
-pipelines of a game are measured in --repeats interleaved rounds and each figure is the median, so
-that load from other processes on a shared machine hits them alike.
+Like for like: every pipeline plays uniformly random actions, the vector envs and SB3 run the same
+number of copies, and frames are counted by the emulators' own frame counters (every emulated frame:
+skipped ones and no-op starts included, ALE's internal reset frames excluded, in every pipeline).
+CPU time is the process's (time.process_time, all its threads: the vector env's worker included);
+torch, BLAS and the vector env's workers are pinned to one thread.
 
-    python benchmarks/atari_throughput.py [--seconds 2] [--repeats 3] [--games breakout pong] [--num-envs 4]
+Shared machines: each round gives every pipeline one slice of --seconds CPU-s, in a rotated order,
+so that load from other processes hits them alike; each figure is the best of --rounds rounds (the
+least disturbed), with the spread over rounds and the load average printed alongside.
+
+    python benchmarks/atari_throughput.py [--seconds 1] [--rounds 5] [--games breakout pong] [--num-envs 4]
+                                          [--sarsa-game freeway] [--features basic bass disco lsh ram]
 """
 
 import os
@@ -18,8 +23,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
     os.environ[_var] = "1"
 
 import argparse
-import resource
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -28,70 +33,113 @@ from zoo_atari.protocols import PRESETS, Protocol
 
 TARGET_OF_RAW, TARGET_OVER_SB3, TARGET_BASS = 0.70, 1.4, 500
 
-
-def cpu() -> float:
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+#: does a chunk of work and returns the units done (emulator frames, or decisions)
+Work = Callable[[], int]
 
 
-def rate(step, seconds: float) -> float:
-    """Units per CPU-second of `step()` (which returns the units it did) over about `seconds`."""
-    step()  # warm-up
-    start, done = cpu(), 0
-    while cpu() - start < seconds:
-        done += step()
-    return done / (cpu() - start)
+def rate(work: Work, seconds: float) -> float:
+    """Units per CPU-second of `work` over about `seconds` CPU-seconds."""
+    start, done = time.process_time(), 0
+    while time.process_time() - start < seconds:
+        done += work()
+    return done / (time.process_time() - start)
 
 
-def raw_emulator(game: str, seconds: float) -> float:
+def best_of_rounds(works: dict[str, Work], seconds: float, rounds: int) -> dict[str, list[float]]:
+    """Per work, its rate in each round; each round runs every work once, the order rotated per round."""
+    for work in works.values():
+        work()  # warm-up
+    names, rates = list(works), {name: [] for name in works}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            rates[name].append(rate(works[name], seconds))
+    return rates
+
+
+class FrameCounter:
+    """Frames emulated by n emulators since the last update, from their own frame counters (a counter
+    restarts at 0 when its ROM is reloaded)."""
+
+    def __init__(self, n: int):
+        self.last = np.zeros(n, np.int64)
+
+    def update(self, ids, now) -> int:
+        now = np.asarray(now, np.int64)
+        delta = now - self.last[ids]
+        self.last[ids] = now
+        return int(np.where(delta >= 0, delta, now).sum())
+
+
+def ale_frames(ales) -> Callable[[], int]:
+    """A function returning the frames `ales` emulated since it was last called (or made)."""
+    ales = list(ales)
+    counter, ids = FrameCounter(len(ales)), np.arange(len(ales))
+
+    def frames() -> int:
+        return counter.update(ids, [ale.getFrameNumber() for ale in ales])
+
+    frames()
+    return frames
+
+
+def raw_emulator(game: str) -> Work:
+    """ALEInterface.act from Python, a random minimal action per frame."""
     from ale_py import ALEInterface, LoggerMode, roms
 
     ALEInterface.setLoggerMode(LoggerMode.Error)
     ale = ALEInterface()
     ale.setFloat("repeat_action_probability", 0.0)
     ale.loadROM(roms.get_rom_path(game))
-    actions = ale.getMinimalActionSet()
-    rng = np.random.default_rng(0)
+    actions, rng, frames = ale.getMinimalActionSet(), np.random.default_rng(0), ale_frames([ale])
 
-    def step():
+    def work() -> int:
         for action in rng.choice(actions, size=200):
             ale.act(action)
             if ale.game_over():
                 ale.reset_game()
-        return 200
+        return frames()
 
-    return rate(step, seconds)
+    return work
 
 
-def wrapper_pipeline(game: str, protocol: Protocol, seconds: float) -> float:
+def wrapper_pipeline(game: str, protocol: Protocol) -> Work:
     env = make_atari_env(game, protocol, seed=0)
-    rng = np.random.default_rng(0)
+    rng, frames = np.random.default_rng(0), ale_frames([env.unwrapped.ale])
 
-    def step():
+    def work() -> int:
         for action in rng.integers(env.action_space.n, size=100):
             _, _, terminated, truncated, _ = env.step(action)
             if terminated or truncated:
                 env.reset()
-        return 100 * protocol.frame_skip
+        return frames()
 
-    return rate(step, seconds)
+    return work
 
 
-def vector_pipeline(game: str, protocol: Protocol, num_envs: int, seconds: float) -> float:
-    env = make_atari_vector_env(game, protocol, num_envs, seed=0)
-    rng = np.random.default_rng(0)
+def vector_pipeline(env, num_envs: int) -> Work:
+    """25 steps of a vector env whose info carries ale-py's env_id and frame_number."""
+    _, info = env.reset(seed=0)
+    rng, frames = np.random.default_rng(0), FrameCounter(num_envs)
+    frames.update(info["env_id"], info["frame_number"])
 
-    def step():
-        total = 0
+    def work() -> int:
+        done = 0
         for _ in range(25):
-            _, _, _, _, info = env.step(rng.integers(env.single_action_space.n, size=num_envs))
-            total += num_envs
-        return total * protocol.frame_skip
+            *_, info = env.step(rng.integers(env.single_action_space.n, size=num_envs))
+            done += frames.update(info["env_id"], info["frame_number"])
+        return done
 
-    return rate(step, seconds)
+    return work
 
 
-def sb3_pipeline(game: str, num_envs: int, seconds: float) -> float:
+def bare_vector_env(game: str, num_envs: int):
+    """ale-py's AtariVectorEnv with its own defaults (84x84x4, skip 4, max-pool, 30 no-ops, fire reset)."""
+    from ale_py.vector_env import AtariVectorEnv
+
+    return AtariVectorEnv(game, num_envs, num_threads=1)
+
+
+def sb3_pipeline(game: str, num_envs: int) -> Work:
     import ale_py
     import gymnasium
     from stable_baselines3.common.env_util import make_atari_env as sb3_make_atari_env
@@ -99,21 +147,23 @@ def sb3_pipeline(game: str, num_envs: int, seconds: float) -> float:
 
     gymnasium.register_envs(ale_py)
     name = "".join(part.capitalize() for part in game.split("_"))
-    env = VecFrameStack(sb3_make_atari_env(f"{name}NoFrameskip-v4", n_envs=num_envs, seed=0), n_stack=4)
+    dummy = sb3_make_atari_env(f"{name}NoFrameskip-v4", n_envs=num_envs, seed=0)
+    env = VecFrameStack(dummy, n_stack=4)
     env.reset()
-    rng = np.random.default_rng(0)
+    rng, frames = np.random.default_rng(0), ale_frames(e.unwrapped.ale for e in dummy.envs)
 
-    def step():
+    def work() -> int:
         for _ in range(25):
             env.step(rng.integers(env.action_space.n, size=num_envs))
-        return 25 * num_envs * 4
+        return frames()
 
-    return rate(step, seconds)
+    return work
 
 
-def sarsa_decisions(game: str, feature: str, seconds: float) -> float:
-    """Decisions per CPU-second of SARSA(lambda) training under ale2013 (preprocessing done before timing;
-    DISCO's on 6,000 frames instead of 36,000 to keep the benchmark short)."""
+def sarsa_pipeline(game: str, feature: str) -> Work:
+    """Training decisions of SARSA(lambda) under ale2013, episodes cut at 2,500 frames (500 decisions) so
+    that a slice ends within a fraction of a CPU-second even at RAM's rate. Preprocessing (background,
+    DISCO's classes from 6,000 frames instead of 36,000) happens here, before any timing."""
     from types import SimpleNamespace
 
     from zoo.registry import get_registry
@@ -121,67 +171,71 @@ def sarsa_decisions(game: str, feature: str, seconds: float) -> float:
 
     get_registry()
     features = {"type": feature, **({"preprocessing_frames": 6000} if feature == "disco" else {})}
-    params = SarsaParams.model_validate({"features": features})
-    protocol = Protocol.model_validate({"name": "ale2013"})
+    protocol = Protocol.model_validate({"name": "ale2013", "max_episode_frames": 2500})
     logger = SimpleNamespace(log=lambda *a, **k: None)
     context = SimpleNamespace(seed=0, make_env=lambda seed: make_atari_env(game, protocol, seed), logger=logger)
-    agent = SarsaAgent(params, context)
-    original_step = agent.env.step
-    decisions = [0]
+    agent = SarsaAgent(SarsaParams.model_validate({"features": features}), context)
+    return lambda: agent.run_episode()[1]
 
-    def counting_step(action):
-        decisions[0] += 1
-        return original_step(action)
 
-    agent.env.step = counting_step
-    start = cpu()
-    while cpu() - start < seconds:
-        agent.run_episode()
-    return decisions[0] / (cpu() - start)
+def spread(values: list[float]) -> str:
+    return f"{min(values):,.0f}-{max(values):,.0f}"
+
+
+def report_game(game: str, rates: dict[str, list[float]], names: list[str]) -> None:
+    best = {key: max(values) for key, values in rates.items()}
+    raw, sb3, bare = best["raw"], best["sb3"], best["bare"]
+    print(f"\n{game}: best of {len(rates['raw'])} rounds (spread over rounds in brackets)")
+    print(f"  (a) raw ALEInterface.act          {raw:>8,.0f}  ({spread(rates['raw'])})")
+    print(f"  (c) SB3 make_atari_env+DummyVecEnv {sb3:>7,.0f}  ({spread(rates['sb3'])})  {sb3 / raw:.0%} of raw")
+    print(f"      ale-py AtariVectorEnv, bare    {bare:>7,.0f}  ({spread(rates['bare'])})  {bare / raw:.0%} of raw, "
+          f"{bare / sb3:.2f}x SB3")
+    print(f"  (b) {'protocol':<12} {'wrappers':>9} {'of raw':>7} {'vector':>9} {'of raw':>7} {'vs SB3':>7} {'vs bare':>8}")
+    for name in names:
+        wrapped, vector = best[f"{name} wrappers"], best[f"{name} vector"]
+        print(f"      {name:<12} {wrapped:>9,.0f} {wrapped / raw:>7.0%} {vector:>9,.0f} {vector / raw:>7.0%} "
+              f"{vector / sb3:>6.2f}x {vector / bare:>7.0%}")
+    vector = best["dqn2015 vector"]
+    ok = vector / raw >= TARGET_OF_RAW and vector / sb3 >= TARGET_OVER_SB3
+    print(f"  dqn2015 vector {vector / raw:.0%} of raw, {vector / sb3:.2f}x SB3 (target >= {TARGET_OF_RAW:.0%}, "
+          f">= {TARGET_OVER_SB3}x): {'met' if ok else 'NOT met'}")
+
+
+def report_sarsa(game: str, features: list[str], seconds: float, rounds: int) -> None:
+    print(f"\n(d) SARSA(lambda) training decisions per CPU-second on {game} (ale2013, 5 frames each), "
+          f"best of {rounds} rounds")
+    works = {feature: sarsa_pipeline(game, feature) for feature in features}
+    for feature, rates in best_of_rounds(works, seconds, rounds).items():
+        note = f"  (target >= {TARGET_BASS}: {'met' if max(rates) >= TARGET_BASS else 'NOT met'})" if feature == "bass" else ""
+        print(f"  {feature:<6} {max(rates):>8,.0f}  ({spread(rates)}){note}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=2.0, help="CPU-seconds per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (figures are medians)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU-seconds per pipeline and round (SARSA: twice)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds (figures are the best round's)")
     parser.add_argument("--games", nargs="+", default=["breakout", "pong"])
-    parser.add_argument("--num-envs", type=int, default=4, help="copies in the vector env and SB3's DummyVecEnv")
+    parser.add_argument("--num-envs", type=int, default=4, help="copies in the vector envs and SB3's DummyVecEnv")
     parser.add_argument("--sarsa-game", default="freeway")
-    parser.add_argument("--features", nargs="+", default=["basic", "bass", "disco", "lsh", "ram"])
+    parser.add_argument("--features", nargs="*", default=["basic", "bass", "disco", "lsh", "ram"],
+                        help="feature sets of (d); none: skip (d)")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(1)
-    print(f"frames per CPU-second (median of {args.repeats} x {args.seconds:.0f} CPU-s; {args.num_envs} envs "
-          f"in the vector env and in SB3's DummyVecEnv)")
+    print(f"emulator frames per CPU-second; {args.num_envs} envs in each vector env and in SB3's DummyVecEnv; "
+          f"load average at start {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     protocols = {name: Protocol.model_validate({"name": name}) for name in PRESETS}
     for game in args.games:
-        runs: dict[str, list[float]] = {}
-        for _ in range(args.repeats):
-            measured = {"raw": raw_emulator(game, args.seconds), "sb3": sb3_pipeline(game, args.num_envs, args.seconds)}
-            for name, protocol in protocols.items():
-                measured[f"{name} wrappers"] = wrapper_pipeline(game, protocol, args.seconds)
-                measured[f"{name} vector"] = vector_pipeline(game, protocol, args.num_envs, args.seconds)
-            for key, value in measured.items():
-                runs.setdefault(key, []).append(value)
-        median = {key: float(np.median(values)) for key, values in runs.items()}
-        raw, sb3 = median["raw"], median["sb3"]
-        print(f"\n{game}: (a) raw ALEInterface.act {raw:,.0f}   (c) SB3 make_atari_env+DummyVecEnv "
-              f"{sb3:,.0f} ({sb3 / raw:.0%} of raw)")
-        print(f"  {'protocol':<12} {'wrappers':>10} {'of raw':>7} {'vector':>10} {'of raw':>7} {'vs SB3':>7}")
-        for name in protocols:
-            wrapped, vector = median[f"{name} wrappers"], median[f"{name} vector"]
-            print(f"  {name:<12} {wrapped:>10,.0f} {wrapped / raw:>7.0%} {vector:>10,.0f} {vector / raw:>7.0%} "
-                  f"{vector / sb3:>6.2f}x")
-        vector = median["dqn2015 vector"]
-        ok = vector / raw >= TARGET_OF_RAW and vector / sb3 >= TARGET_OVER_SB3
-        print(f"  dqn2015 vector target (>= {TARGET_OF_RAW:.0%} of raw, >= {TARGET_OVER_SB3}x SB3): "
-              f"{'met' if ok else 'NOT met'}")
-    print(f"\n(d) SARSA(lambda) training decisions per CPU-second on {args.sarsa_game} (ale2013, 5 frames each)")
-    for feature in args.features:
-        decisions = sarsa_decisions(args.sarsa_game, feature, args.seconds * 3)
-        note = f"  (target >= {TARGET_BASS}: {'met' if decisions >= TARGET_BASS else 'NOT met'})" if feature == "bass" else ""
-        print(f"  {feature:<6} {decisions:>8,.0f}{note}")
+        works = {"raw": raw_emulator(game), "sb3": sb3_pipeline(game, args.num_envs),
+                 "bare": vector_pipeline(bare_vector_env(game, args.num_envs), args.num_envs)}
+        for name, protocol in protocols.items():
+            works[f"{name} wrappers"] = wrapper_pipeline(game, protocol)
+            works[f"{name} vector"] = vector_pipeline(make_atari_vector_env(game, protocol, args.num_envs), args.num_envs)
+        report_game(game, best_of_rounds(works, args.seconds, args.rounds), list(protocols))
+    if args.features:
+        report_sarsa(args.sarsa_game, args.features, args.seconds * 2, args.rounds)
+    print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
