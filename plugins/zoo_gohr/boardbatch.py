@@ -32,7 +32,7 @@ def _draw(states: np.ndarray, bounds: list[int]):
     """``nextInt(bound)`` for each bound in turn from each state: (values (R, D), states after,
     rows where Java would have rejected a draw)."""
     if not bounds:
-        return np.empty((len(states), 0), np.int64), states, np.zeros(len(states), bool)
+        return np.empty((len(states), 0), np.int64), states.copy(), np.zeros(len(states), bool)
     A, C, b, pow2 = _schedule(tuple(bounds))
     s = (states[:, None] * A + C) & _MASK
     bits = (s >> np.uint64(17)).astype(np.int64)

@@ -97,8 +97,9 @@ class AtomTable:
 
     ``pre`` (over ``last_key``) holds :meth:`CAtom.memory_mask`; ``dynamic`` holds
     :meth:`CAtom.dynamic_mask` over (``piece_key``, ``last_key``, by-shape bucket, by-color
-    bucket, and the mask it narrows when the atom has per-bucket tests), each part present only if
-    the atom reads it.
+    bucket), each part present only if the atom reads it. The mask ``dynamic_mask`` narrows (static
+    mask and memory mask) is, when nonzero, a function of that key too: the key holds all that the
+    atom's expressions read, and its other tests (constant shapes, colors, cells) only zero it.
     """
 
     def __init__(self, index: int, atom: CAtom, reads: frozenset[str], space: "RuleTables"):
@@ -119,21 +120,19 @@ class AtomTable:
         else:
             self.last_key, self.n_last = np.zeros(4 * n + 1, np.int64), 1
         self.by_shape, self.by_color = "by.shape" in reads, "by.color" in reads
-        self.per_bucket = atom.per_bucket
         self.pre = LazyTable(self.n_last, self._pre) if atom.mem_tests or atom.mem_bucket is not None else None
-        self.size = n_piece * self.n_last * (5 if self.by_shape else 1) * (5 if self.by_color else 1) * \
-            (16 if self.per_bucket else 1)
+        self.size = n_piece * self.n_last * (5 if self.by_shape else 1) * (5 if self.by_color else 1)
         self.dynamic = LazyTable(self.size, self._dynamic) if atom.dynamic and self.size <= MAX_TABLE else None
 
-    def dynamic_keys(self, pcode, last, by_shape, by_color, m) -> np.ndarray:
-        """Keys of ``dynamic`` for pieces (codes), the last removed piece, their by-shape and by-color
-        buckets (-1 for none) and their masks."""
+    def dynamic_keys(self, pcode, last, by_shape, by_color) -> np.ndarray:
+        """Keys of ``dynamic`` for pieces (codes), the last removed piece and the pieces' by-shape and
+        by-color buckets (-1 for none)."""
         key = self.piece_key[pcode] * self.n_last + self.last_key[last + 1]
         if self.by_shape:
             key = key * 5 + by_shape + 1
         if self.by_color:
             key = key * 5 + by_color + 1
-        return key * 16 + m if self.per_bucket else key
+        return key
 
     def _pre(self, last: int) -> int:
         return self.atom.memory_mask(_Env(mem=self._space.memory(last)))
@@ -146,7 +145,7 @@ class AtomTable:
             by["shape"] = {piece.shape: Obj({}, by_shape)}
         if by_color >= 0:
             by["color"] = {piece.color: Obj({}, by_color)}
-        return self.atom.dynamic_mask(_Env(piece, mem=space.memory(last, by)), m if self.per_bucket else 15)
+        return self.atom.dynamic_mask(_Env(piece, mem=space.memory(last, by)), m)
 
 
 class LineTable:

@@ -127,10 +127,7 @@ class TableGames:
                 break
             line = (self.line[envs] + 1) % nlines
             stale = line == start
-            over = envs[stale]
-            self.finish[over] = Finish.STALEMATE
-            self.hint[over] = 0
-            self.counted[over] = 0
+            self.finish[envs[stale]] = Finish.STALEMATE
             envs, start = envs[~stale], start[~stale]
             self.line[envs] = line[~stale]
             self._activate(envs)
@@ -197,9 +194,8 @@ class TableGames:
             C = len(self.tables.colors)
             by_shape = self.by_shape[envs[r], code // CELLS // C] if atom.by_shape else np.full(len(r), -1)
             by_color = self.by_color[envs[r], code // CELLS % C] if atom.by_color else np.full(len(r), -1)
-            value = atom.dynamic.lookup(atom.dynamic_keys(code, last, by_shape, by_color, mask),
-                                        code, last, by_shape, by_color, mask)
-            m[r, c] = value if atom.per_bucket else mask & value
+            m[r, c] = atom.dynamic.lookup(atom.dynamic_keys(code, last, by_shape, by_color),
+                                          code, last, by_shape, by_color, mask)
         if atom.postpos is not None:
             cells, names = atom.postpos
             accepting = ((m != 0) * CELL_BITS).sum(axis=1, dtype=np.uint64)
