@@ -1,5 +1,6 @@
-"""Every shipped DiCE and LBC example spec, and every ablation of each agent, trains to the end through
-the run API (prepare_run + execute_run, what `zoo train` does) and ends with status "finished".
+"""Every shipped example spec of a substrate agent (GDI-I3/H3, DiCE, LBC), and every ablation of each
+agent, trains to the end through the run API (prepare_run + execute_run, what `zoo train` does) and
+ends with status "finished".
 
 Only the sizes are overridden (2 actors, sequences 2 + 5, batch 2, tiny networks, a few hundred
 steps) so that each run takes about a second; env blocks, presets and meta-controllers stay as shipped.
@@ -14,12 +15,16 @@ from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
-SPECS = sorted(p.name for p in EXAMPLES.glob("*.yaml") if p.stem.split("-")[1:2] in (["dice"], ["lbc"]))
+SUBSTRATE_AGENTS = ("gdi-i3", "gdi-h3", "dice", "lbc")
+SPECS = sorted(p.name for p in EXAMPLES.glob("*.yaml")
+               if yaml.safe_load(p.read_text()).get("agent", {}).get("type") in SUBSTRATE_AGENTS)
 SIZES = {"num_envs": 2, "burn_in": 2, "length": 5, "batch": 2, "pull_every": 4, "push_every": 2}
 NETWORKS = {"gohr": {"hidden": [16], "lstm": 8},
-            "atari": {"embedding": 16, "lstm": 8, "impala_channels": [4], "impala_blocks": 0}}
-STEPS = {"gohr": 160, "atari": 40}
-ABLATIONS = {"dice": ["baseline", "random", "entropy"],
+            "atari": {"embedding": 16, "lstm": 8, "impala_channels": [4], "impala_blocks": 0},
+            "minatar": {"embedding": 16, "lstm": 8}, "gym": {"hidden": [16], "lstm": 8}}
+STEPS = {"gohr": 160, "atari": 40, "minatar": 160, "gym": 160}
+ABLATIONS = {"gdi-i3": ["fixed_selection", "random_selection", "boltzmann_selection", "eps_greedy_selection"],
+             "dice": ["baseline", "random", "entropy"],
              "lbc": ["reduce_H", "reduce_H_and_Psi", "random_selection", "no_ucb", "no_replacement"]}
 
 
@@ -45,9 +50,10 @@ def train(spec: dict, tmp_path: Path) -> str:
     return status
 
 
-def test_every_dice_and_lbc_example_is_covered():
-    assert {"gohr-dice.yaml", "gohr-dice-baseline.yaml", "gohr-lbc.yaml", "gohr-lbc-random.yaml",
-            "atari-dice.yaml", "atari-lbc.yaml"} <= set(SPECS)
+def test_every_substrate_example_is_covered():
+    worlds = ("gohr", "atari", "minatar")
+    assert {f"{world}-{agent}.yaml" for world in worlds for agent in SUBSTRATE_AGENTS} <= set(SPECS)
+    assert {"gohr-dice-baseline.yaml", "gohr-lbc-random.yaml", "cartpole-gdi-i3.yaml"} <= set(SPECS)
 
 
 @pytest.mark.parametrize("name", SPECS)
