@@ -29,8 +29,19 @@ def choice_in_blocks(space: BehaviorSpace, blocks, rng: np.random.Generator) -> 
 
 
 def top_k(scores: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Indices of the k highest scores, ties broken at random."""
-    return np.lexsort((rng.random(len(scores)), -scores))[:k]
+    """Indices of the k highest scores, best first, ties broken at random.
+
+    The same as sorting all scores by (score, random key) but only the k winners are sorted, which
+    matters for large grids where most scores tie.
+    """
+    keys = rng.random(len(scores))
+    if k >= len(scores):
+        return np.lexsort((keys, -scores))[:k]
+    threshold = np.partition(scores, len(scores) - k)[len(scores) - k]
+    above, tied = np.flatnonzero(scores > threshold), np.flatnonzero(scores == threshold)
+    tied = tied[np.argpartition(keys[tied], k - len(above) - 1)[: k - len(above)]]
+    winners = np.concatenate([above, tied])
+    return winners[np.lexsort((keys[winners], -scores[winners]))]
 
 
 class Stateful:

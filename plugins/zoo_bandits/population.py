@@ -1,13 +1,16 @@
-"""GDI's meta-controller: per coordinate, an ensemble of UCB bandits over blocks with window-smoothed values.
+"""GDI's meta-controller: ensembles of UCB bandits over blocks with smoothed block values.
 
-One 1-D bandit holds weights w and counts N per block. A block's value is the mean of w over the
-blocks within `width` of it; its score is the z-scored value plus c * sqrt(log(1 + sum N) / (1 + N_i)).
-An "argmax" bandit proposes its d best blocks, a "random" one draws d distinct blocks with
-probabilities softmax(score); a proposal is a uniform point inside the block. The ensemble picks one
-of all its bandits' proposals uniformly and updates every bandit with (x, G):
-``w_j += lr * (G - V_i)`` over the window of x's block i, ``N_i += 1``. (GDI paper, App. G and
+A bandit holds weights w and counts N per block. A block's value V_i is the mean of w over the
+blocks within `width` of it (along every axis); its score is the z-scored value plus
+c * sqrt(log(1 + sum N) / (1 + N_i)). An "argmax" bandit proposes its d best blocks, a "random" one
+draws d distinct blocks with probabilities softmax(score); a proposal is a uniform point inside the
+block. An ensemble picks one of all its bandits' proposals uniformly and updates every bandit with
+(x, G): the weights behind V_i each get ``lr * (G - V_i)``, and ``N_i += 1``. (GDI paper, App. G and
 Table 6, as resolved in specs/gdi.md section 2.4; DiCE's Bandits Vote Algorithm is the same with
 other constants.)
+
+The default is one ensemble of 1-D bandits per coordinate; option (a) of section 2.4 is one
+ensemble over the product grid of all coordinates (`structure: joint`).
 """
 
 from __future__ import annotations
@@ -18,37 +21,39 @@ import numpy as np
 from pydantic import Field
 
 from zoo import Params
-from zoo_learner import BehaviorSpace, Choice, Coordinate
+from zoo_learner import BehaviorSpace, Choice
 
-from .base import blocks_of
+from .base import blocks_of, top_k
+from .grid import Grid
+from .smoothing import Window
 
 
 class PopulationParams(Params):
     """GDI's bandit population (paper defaults)."""
 
-    bandits: int = Field(default=7, ge=1, le=1000, description="bandits per coordinate (M)")
+    bandits: int = Field(default=7, ge=1, le=1000, description="bandits per ensemble (M)")
     candidates: int = Field(default=3, ge=1, le=1000, description="proposals per bandit (d)")
     ucb: float = Field(default=1.0, ge=0, description="UCB scaling c")
     learning_rates: list[float] = Field(default=[0.05, 0.1, 0.2], min_length=1, description="each bandit draws its lr from these")
-    widths: list[int] = Field(default=[2, 3, 4], min_length=1, description="each bandit draws its smoothing half-width from these")
+    widths: list[int] = Field(default=[2, 3, 4], min_length=1,
+                              description="each bandit draws its smoothing half-width from these")
     modes: list[Literal["argmax", "random"]] = Field(default=["argmax", "random"], min_length=1)
+    structure: Literal["factorized", "joint"] = Field(
+        default="factorized", description="factorized: one ensemble of 1-D bandits per coordinate; joint: one ensemble "
+        "of bandits over the product grid of all coordinates' blocks (window per axis, a proposal is a point)")
 
 
 class Bandit:
-    """A 1-D bandit over the blocks of one coordinate."""
+    """A UCB bandit over the blocks of a grid, its block values window-smoothed weights."""
 
-    def __init__(self, coordinate: Coordinate, *, lr: float, width: int, mode: str, ucb: float, candidates: int):
-        self.coordinate, self.lr, self.width, self.mode, self.ucb = coordinate, lr, width, mode, ucb
-        self.candidates = min(candidates, coordinate.blocks)
-        n = coordinate.blocks
-        self.w, self.N = np.zeros(n), np.zeros(n)
-        index = np.arange(n)
-        self._lo, self._hi = np.maximum(0, index - width), np.minimum(n - 1, index + width)
+    def __init__(self, grid: Grid, smoothing: Window, *, lr: float, mode: str, ucb: float, candidates: int):
+        self.grid, self.smoothing, self.lr, self.mode, self.ucb = grid, smoothing, lr, mode, ucb
+        self.candidates = min(candidates, grid.size)
+        self.w, self.N = smoothing.weights(), np.zeros(grid.size)
 
     def values(self) -> np.ndarray:
-        """V_i: mean of w over blocks i - width .. i + width (fewer at the edges)."""
-        sums = np.concatenate([[0.0], np.cumsum(self.w)])
-        return (sums[self._hi + 1] - sums[self._lo]) / (self._hi - self._lo + 1)
+        """V per block (flat block index)."""
+        return self.smoothing.values(self.w)
 
     def scores(self) -> np.ndarray:
         values = self.values()
@@ -57,73 +62,86 @@ class Bandit:
         return z + self.ucb * np.sqrt(np.log1p(self.N.sum()) / (1.0 + self.N))
 
     def propose(self, rng: np.random.Generator) -> np.ndarray:
-        """`candidates` points, one uniform inside each proposed block."""
+        """`candidates` points (rows), one uniform inside each proposed block."""
         scores = self.scores()
         if self.mode == "argmax":
-            blocks = np.lexsort((rng.random(len(scores)), -scores))[: self.candidates]
+            blocks = top_k(scores, self.candidates, rng)
         else:
             p = np.exp(scores - scores.max())
             blocks = rng.choice(len(scores), size=self.candidates, replace=False, p=p / p.sum())
-        starts = self.coordinate.low + blocks * self.coordinate.block
-        ends = np.where(blocks == self.coordinate.blocks - 1, self.coordinate.high, starts + self.coordinate.block)
-        return starts + rng.random(len(blocks)) * (ends - starts)
+        return self.grid.points_in(blocks, rng)
 
-    def update(self, x: float, g: float) -> None:
-        i = self.coordinate.block_of(x)
-        delta = g - self.values()[i]
-        self.w[self._lo[i]: self._hi[i] + 1] += self.lr * delta
+    def update(self, point, g: float) -> None:
+        i = self.grid.block_of(point)
+        self.smoothing.add(self.w, i, self.lr * (g - self.smoothing.value(self.w, i)))
         self.N[i] += 1
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"w": self.w.copy(), "N": self.N.copy(), "lr": self.lr, "mode": self.mode, **self.smoothing.settings()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.w = np.array(state["w"], float).reshape(self.w.shape)
+        self.N = np.array(state["N"], float).reshape(self.N.shape)
 
 
 class Ensemble:
-    """M bandits over one coordinate with randomly drawn lr, width and mode; one proposal picked uniformly."""
+    """M bandits over one grid with randomly drawn lr, width and mode; one proposal picked uniformly."""
 
-    def __init__(self, coordinate: Coordinate, params: PopulationParams, rng: np.random.Generator):
-        self.bandits = [
-            Bandit(coordinate, lr=float(rng.choice(params.learning_rates)), width=int(rng.choice(params.widths)),
-                   mode=str(rng.choice(params.modes)), ucb=params.ucb, candidates=params.candidates)
-            for _ in range(params.bandits)
-        ]
+    def __init__(self, grid: Grid, params: PopulationParams, rng: np.random.Generator):
+        self.grid, self.params = grid, params
+        self.bandits = [self._draw(rng) for _ in range(params.bandits)]
 
-    def sample(self, rng: np.random.Generator) -> float:
+    def _draw(self, rng: np.random.Generator) -> Bandit:
+        lr = float(rng.choice(self.params.learning_rates))
+        smoothing = Window.draw(self.grid.shape, self.params, rng)
+        return self._bandit(smoothing, lr, str(rng.choice(self.params.modes)))
+
+    def _bandit(self, smoothing: Window, lr: float, mode: str) -> Bandit:
+        return Bandit(self.grid, smoothing, lr=lr, mode=mode, ucb=self.params.ucb, candidates=self.params.candidates)
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
         proposals = np.concatenate([b.propose(rng) for b in self.bandits])
-        return float(proposals[rng.integers(len(proposals))])
+        return proposals[rng.integers(len(proposals))]
 
-    def update(self, x: float, g: float) -> None:
+    def update(self, point, g: float) -> None:
         for bandit in self.bandits:
-            bandit.update(x, g)
+            bandit.update(point, g)
+
+    def state_dict(self) -> list[dict[str, Any]]:
+        return [b.state_dict() for b in self.bandits]
+
+    def load_state_dict(self, state: list[dict[str, Any]]) -> None:
+        """Restores every bandit, its drawn lr, width and mode included."""
+        self.bandits = [self._bandit(Window.restore(self.grid.shape, s), float(s["lr"]), str(s["mode"]))
+                        for s in state]
+        for bandit, saved in zip(self.bandits, state):
+            bandit.load_state_dict(saved)
 
 
 class BanditPopulation:
-    """The factorized controller: one ensemble per coordinate, all fed the raw episode return."""
+    """The controller: ensembles over the coordinates (one per coordinate, or one joint), all fed the raw episode return."""
 
     def __init__(self, params: PopulationParams, space: BehaviorSpace, rng: np.random.Generator):
         self.space, self.rng = space, rng
-        self.ensembles = [Ensemble(c, params, rng) for c in space.coordinates]
+        axes = list(range(space.dim))
+        self.groups = [axes] if params.structure == "joint" else [[axis] for axis in axes]
+        self.ensembles = [Ensemble(Grid([space.coordinates[a] for a in group]), params, rng)
+                          for group in self.groups]
 
     def sample(self) -> Choice:
-        value = np.array([e.sample(self.rng) for e in self.ensembles])
+        value = np.concatenate([e.sample(self.rng) for e in self.ensembles])
         shape = tuple(c.blocks for c in self.space.coordinates)
         return Choice(value, int(np.ravel_multi_index(tuple(blocks_of(self.space, value)), shape)))
 
     def update(self, choice: Choice, episode_return: float) -> None:
-        for ensemble, x in zip(self.ensembles, choice.value):
-            ensemble.update(float(x), float(episode_return))
+        x = np.asarray(choice.value, float)
+        for ensemble, group in zip(self.ensembles, self.groups):
+            ensemble.update(x[group], float(episode_return))
 
     def state_dict(self) -> dict[str, Any]:
-        bandits = [[{"w": b.w.copy(), "N": b.N.copy(), "lr": b.lr, "width": b.width, "mode": b.mode}
-                    for b in e.bandits] for e in self.ensembles]
-        return {"bandits": bandits, "rng": self.rng.bit_generator.state}
+        return {"bandits": [e.state_dict() for e in self.ensembles], "rng": self.rng.bit_generator.state}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restores every bandit, its drawn lr, width and mode included."""
         for ensemble, saved in zip(self.ensembles, state["bandits"]):
-            ensemble.bandits = [self._restore(b, s) for b, s in zip(ensemble.bandits, saved)]
+            ensemble.load_state_dict(saved)
         self.rng.bit_generator.state = state["rng"]
-
-    @staticmethod
-    def _restore(bandit: Bandit, saved: dict[str, Any]) -> Bandit:
-        restored = Bandit(bandit.coordinate, lr=float(saved["lr"]), width=int(saved["width"]), mode=str(saved["mode"]),
-                          ucb=bandit.ucb, candidates=bandit.candidates)
-        restored.w, restored.N = np.array(saved["w"], float), np.array(saved["N"], float)
-        return restored

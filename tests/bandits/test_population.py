@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
+from zoo_bandits.grid import Grid
 from zoo_bandits.population import Bandit, BanditPopulation, PopulationParams
+from zoo_bandits.smoothing import Window
 from zoo_learner import BehaviorSpace, Choice, Coordinate
 
 GDI_SPACE = BehaviorSpace((Coordinate("beta1", 0, 50, 1.0), Coordinate("beta2", 0, 50, 1.0),
@@ -21,17 +23,17 @@ GDI_SPACE = BehaviorSpace((Coordinate("beta1", 0, 50, 1.0), Coordinate("beta2", 
 X = Coordinate("x", 0, 10, 1.0)
 
 
-def bandit(**kwargs):
-    settings = dict(lr=0.1, width=2, mode="argmax", ucb=1.0, candidates=3)
+def bandit(width=2, **kwargs):
+    settings = dict(lr=0.1, mode="argmax", ucb=1.0, candidates=3)
     settings.update(kwargs)
-    return Bandit(X, **settings)
+    return Bandit(Grid([X]), Window((X.blocks,), width), **settings)
 
 
 def test_update_moves_the_value_by_lr_times_the_error_and_spills_over_the_window():
     b = bandit()
     b.w[:] = np.arange(10.0)
     before = b.values()
-    b.update(4.5, 20.0)  # block 4, window 2..6
+    b.update([4.5], 20.0)  # block 4, window 2..6
     after = b.values()
     assert after[4] - before[4] == pytest.approx(0.1 * (20.0 - before[4]))
     assert np.allclose(b.w, np.arange(10.0) + np.where((np.arange(10) >= 2) & (np.arange(10) <= 6), 0.1 * (20 - before[4]), 0))
@@ -63,7 +65,7 @@ def test_random_mode_draws_distinct_blocks_and_points_inside_them():
     b, rng = bandit(mode="random", candidates=4), np.random.default_rng(1)
     b.w[:] = np.linspace(-5, 5, 10)
     for _ in range(200):
-        points = b.propose(rng)
+        points = b.propose(rng)[:, 0]
         blocks = [X.block_of(p) for p in points]
         assert len(set(blocks)) == 4
         assert all(X.low + k <= p < X.low + k + 1 for k, p in zip(blocks, points))
