@@ -114,10 +114,10 @@ class SarsaAgent(Agent):
         self._reseed = False
         total, steps = 0.0, 0
         while True:
-            learner.mark(active, action)
+            q = learner.mark(active, action)
             _, reward, terminated, truncated, _ = env.step(action)
             total, steps = total + float(reward), steps + 1
-            delta = self._reward(float(reward)) - learner.q_value(active, action)
+            delta = self._reward(float(reward)) - q
             if terminated or (truncated and not self.params.bootstrap_on_truncation):
                 learner.update(delta)
                 return total, steps
@@ -165,14 +165,16 @@ class SarsaAgent(Agent):
 
     def save(self, directory: Path) -> None:
         directory = Path(directory)
-        nonzero = np.flatnonzero(self.learner.theta)
-        np.savez(directory / "weights.npz", index=nonzero, value=self.learner.theta[nonzero])
+        theta = self.learner.weights()
+        nonzero = np.flatnonzero(theta)
+        np.savez(directory / "weights.npz", index=nonzero, value=theta[nonzero])
         state = {"steps": self._steps, "episodes": self.episodes, "reward_scale": self.reward_scale,
                  "max_active": self.learner.max_active, "rng": self.rng.bit_generator.state}
         (directory / "sarsa.json").write_text(json.dumps(state))
 
     def load(self, directory: Path) -> None:
         directory = Path(directory)
+        self.learner.clear_traces()
         with np.load(directory / "weights.npz", allow_pickle=False) as data:
             self.learner.theta[:] = 0
             self.learner.theta[data["index"]] = data["value"]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+
+CACHED_UP_TO = 128  # the pair positions of up to this many active bits are kept (at most 130 KB each)
 
 
 def pairs_size(n_base: int) -> int:
@@ -12,12 +16,29 @@ def pairs_size(n_base: int) -> int:
 
 def pair_index(i, j, n_base: int):
     """The index of the pair of base bits i < j: n_b + i*n_b - i(i+1)/2 + (j - i - 1)."""
-    i, j = np.asarray(i, np.int64), np.asarray(j, np.int64)
-    return n_base + i * n_base - i * (i + 1) // 2 + (j - i - 1)
+    return row_offset(i, n_base) + np.asarray(j, np.int64)
+
+
+def row_offset(i, n_base: int):
+    """pair_index(i, j) - j: the pairs of bit i with the bits after it are consecutive from here."""
+    i = np.asarray(i, np.int64)
+    return n_base + i * n_base - i * (i + 1) // 2 - i - 1
+
+
+@lru_cache(maxsize=CACHED_UP_TO)
+def _cached_upper_pairs(m: int) -> tuple[np.ndarray, np.ndarray]:
+    first, second = np.triu_indices(m, k=1)
+    first.flags.writeable = second.flags.writeable = False
+    return first, second
+
+
+def upper_pairs(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """(first, second): the positions k < l of all pairs among m items, k-major."""
+    return _cached_upper_pairs(m) if m <= CACHED_UP_TO else np.triu_indices(m, k=1)
 
 
 def with_pairs(base: np.ndarray, n_base: int) -> np.ndarray:
-    """Active base bits (sorted, distinct) -> those bits followed by the indices of all their pairs."""
+    """Active base bits (sorted, distinct) -> those bits followed by the indices of all their pairs (ascending)."""
     base = np.asarray(base, np.int64)
-    first, second = np.triu_indices(len(base), k=1)
-    return np.concatenate([base, pair_index(base[first], base[second], n_base)])
+    first, second = upper_pairs(len(base))
+    return np.concatenate([base, row_offset(base, n_base)[first] + base[second]])

@@ -92,7 +92,7 @@ def test_checkpoint_round_trip_resumes_exactly(tmp_path, registry):
     resumed = agent(tmp_path / "resumed", registry)
     resumed.load(tmp_path)
     resumed.learn_episodes(8)
-    assert resumed.steps == whole.steps and np.array_equal(resumed.learner.theta, whole.learner.theta)
+    assert resumed.steps == whole.steps and np.array_equal(resumed.learner.weights(), whole.learner.weights())
 
 
 def test_unknown_feature_map_is_a_clear_error(registry):

@@ -69,40 +69,53 @@ def test_three_step_episode_matches_the_dense_reference():
     features = np.array(features)
     sarsa.observe(features)
     for (reward, step), theta in zip(episode[1:], expected):
-        sarsa.mark(features, action)
-        delta = reward - sarsa.q_value(features, action)
+        delta = reward - sarsa.mark(features, action)
         if step is not None:
             next_features = np.array(step[0])
             sarsa.observe(next_features)
             delta += sarsa.gamma * sarsa.q_values(next_features)[step[1]]
             features, action = next_features, step[1]
         sarsa.update(delta)
-        assert np.allclose(sarsa.by_action(sarsa.theta), theta, atol=1e-9)
+        assert np.allclose(sarsa.by_action(sarsa.weights()), theta, atol=1e-9)
     assert expected[0][0, 0] == pytest.approx(0.25)  # alpha 0.5 / max |F| = 2, delta 1
     assert expected[-1][0, 1] != 0  # the terminal delta reached s1's features through the trace
 
 
-def test_long_random_episode_matches_a_dense_implementation_with_cutoff():
+@pytest.mark.parametrize("gamma, lam, cutoff", [(0.9, 0.7, 0.05), (0.99, 0.95, 1e-4), (1.0, 1.0, 0.0), (0.9, 0.0, 1e-4)])
+def test_long_random_episode_matches_a_dense_implementation(gamma, lam, cutoff):
+    # many epochs of deferred updates; rho = gamma * lambda from 0 (one-step traces) to 1 (traces never decay)
     rng = np.random.default_rng(4)
-    actions, size, cutoff = 3, 40, 0.05
-    sarsa = learner(actions=actions, size=size, gamma=0.9, lam=0.7, trace_cutoff=cutoff)
+    actions, size = 3, 40
+    sarsa = learner(actions=actions, size=size, gamma=gamma, lam=lam, trace_cutoff=cutoff)
     theta, e, biggest = np.zeros((actions, size)), np.zeros((actions, size)), 0
-    for _ in range(200):  # many compactions
+    for t in range(300):
         features = np.sort(rng.choice(size, size=int(rng.integers(1, 8)), replace=False))
         action, delta = int(rng.integers(actions)), float(rng.normal())
         biggest = max(biggest, len(features))
         sarsa.observe(features)
-        sarsa.mark(features, action)
+        q = sarsa.mark(features, action)
+        assert np.allclose(sarsa.q_values(features), theta[:, features].sum(axis=1), atol=1e-12)  # reads see
+        assert q == pytest.approx(theta[action, features].sum(), abs=1e-12)  # every pending share
         sarsa.update(delta)
         e[:, features] = 0
         e[action, features] = 1
         theta += 0.5 / biggest * delta * e
-        e *= 0.9 * 0.7
+        e *= gamma * lam
         e[e < cutoff] = 0
-        assert np.allclose(sarsa.by_action(sarsa.theta), theta, atol=1e-12)
         assert np.allclose(sarsa.by_action(sarsa.traces()), e, atol=1e-12)
-    sarsa._compact()
-    assert sorted(sarsa._index[:sarsa._count]) == np.flatnonzero(e.T).tolist()  # exactly the traced entries keep slots
+        if t % 7 == 0:
+            assert np.allclose(sarsa.by_action(sarsa.weights()), theta, atol=1e-12)
+    assert sarsa.live.tolist() == np.flatnonzero(e.T).tolist()
+    sarsa.clear_traces()
+    assert np.allclose(sarsa.by_action(sarsa.theta), theta, atol=1e-12) and not sarsa.traces().any()
+
+
+def test_epochs_forget_ended_traces():
+    sarsa = learner(actions=2, size=1000, gamma=0.5, lam=0.5, trace_cutoff=0.1)  # a trace counts for 2 updates
+    for t in range(100):
+        sarsa.mark(np.array([10 * t, 10 * t + 1]), t % 2)
+        sarsa.update(1.0)
+    assert sarsa.epoch == 3 and sarsa._count <= 2 * (sarsa.epoch + sarsa.reach)
 
 
 def test_state_action_features_use_one_weight_vector():
