@@ -1,7 +1,7 @@
 """GDI's meta-controller: ensembles of UCB bandits over blocks with smoothed block values.
 
-A bandit holds weights w and counts N per block. A block's value V_i is the mean of w over the
-blocks within `width` of it (along every axis); its score is the z-scored value plus
+A bandit holds weights w and counts N per block. A block's value V_i is a mean of weights (by
+default over the blocks within `width` of it); its score is the z-scored value plus
 c * sqrt(log(1 + sum N) / (1 + N_i)). An "argmax" bandit proposes its d best blocks, a "random" one
 draws d distinct blocks with probabilities softmax(score); a proposal is a uniform point inside the
 block. An ensemble picks one of all its bandits' proposals uniformly and updates every bandit with
@@ -9,13 +9,14 @@ block. An ensemble picks one of all its bandits' proposals uniformly and updates
 Table 6, as resolved in specs/gdi.md section 2.4; DiCE's Bandits Vote Algorithm is the same with
 other constants.)
 
-The default is one ensemble of 1-D bandits per coordinate; option (a) of section 2.4 is one
-ensemble over the product grid of all coordinates (`structure: joint`).
+The default is one ensemble of 1-D bandits per coordinate, window-smoothed. The options of section
+2.4: one ensemble over the product grid of all coordinates (`structure: joint`) and App. G's tile
+coding (`smoothing: tiles`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -25,7 +26,7 @@ from zoo_learner import BehaviorSpace, Choice
 
 from .base import blocks_of, top_k
 from .grid import Grid
-from .smoothing import Window
+from .smoothing import SMOOTHINGS, Tiles, Window
 
 
 class PopulationParams(Params):
@@ -36,17 +37,27 @@ class PopulationParams(Params):
     ucb: float = Field(default=1.0, ge=0, description="UCB scaling c")
     learning_rates: list[float] = Field(default=[0.05, 0.1, 0.2], min_length=1, description="each bandit draws its lr from these")
     widths: list[int] = Field(default=[2, 3, 4], min_length=1,
-                              description="each bandit draws its smoothing half-width from these")
+                              description="each bandit draws its smoothing half-width from these (smoothing: window)")
     modes: list[Literal["argmax", "random"]] = Field(default=["argmax", "random"], min_length=1)
     structure: Literal["factorized", "joint"] = Field(
         default="factorized", description="factorized: one ensemble of 1-D bandits per coordinate; joint: one ensemble "
         "of bandits over the product grid of all coordinates' blocks (window per axis, a proposal is a point)")
+    smoothing: Literal["window", "tiles"] = Field(
+        default="window", description="window: V_i = mean of w over the blocks within the bandit's width; tiles: "
+        "App. G's tile coding, V_i = mean over the bandit's tilings of the weight of the tile holding block i")
+    tilings: int = Field(default=3, ge=1, le=100, description="tilings per bandit (smoothing: tiles; the paper says 'several')")
+    tile_sizes: list[Annotated[int, Field(ge=1)]] = Field(
+        default=[2, 3, 4], min_length=1, description="each tiling draws its tile width in blocks from these "
+        "(smoothing: tiles; App. G's 'accuracy of tile coding' k: tiles k * acc wide)")
+    tile_offset: float = Field(
+        default=0.6, ge=0, lt=1, description="each tiling shifts its tiles by Uniform[0, tile_offset) tile widths per "
+        "axis (smoothing: tiles; App. G's offset Uniform([0, 60]), read as a percentage of the tile width)")
 
 
 class Bandit:
-    """A UCB bandit over the blocks of a grid, its block values window-smoothed weights."""
+    """A UCB bandit over the blocks of a grid, its block values given by a smoothing of its weights."""
 
-    def __init__(self, grid: Grid, smoothing: Window, *, lr: float, mode: str, ucb: float, candidates: int):
+    def __init__(self, grid: Grid, smoothing: Window | Tiles, *, lr: float, mode: str, ucb: float, candidates: int):
         self.grid, self.smoothing, self.lr, self.mode, self.ucb = grid, smoothing, lr, mode, ucb
         self.candidates = min(candidates, grid.size)
         self.w, self.N = smoothing.weights(), np.zeros(grid.size)
@@ -85,18 +96,18 @@ class Bandit:
 
 
 class Ensemble:
-    """M bandits over one grid with randomly drawn lr, width and mode; one proposal picked uniformly."""
+    """M bandits over one grid with randomly drawn lr, smoothing and mode; one proposal picked uniformly."""
 
     def __init__(self, grid: Grid, params: PopulationParams, rng: np.random.Generator):
-        self.grid, self.params = grid, params
+        self.grid, self.params, self.smoothing = grid, params, SMOOTHINGS[params.smoothing]
         self.bandits = [self._draw(rng) for _ in range(params.bandits)]
 
     def _draw(self, rng: np.random.Generator) -> Bandit:
         lr = float(rng.choice(self.params.learning_rates))
-        smoothing = Window.draw(self.grid.shape, self.params, rng)
+        smoothing = self.smoothing.draw(self.grid.shape, self.params, rng)
         return self._bandit(smoothing, lr, str(rng.choice(self.params.modes)))
 
-    def _bandit(self, smoothing: Window, lr: float, mode: str) -> Bandit:
+    def _bandit(self, smoothing: Window | Tiles, lr: float, mode: str) -> Bandit:
         return Bandit(self.grid, smoothing, lr=lr, mode=mode, ucb=self.params.ucb, candidates=self.params.candidates)
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
@@ -111,8 +122,8 @@ class Ensemble:
         return [b.state_dict() for b in self.bandits]
 
     def load_state_dict(self, state: list[dict[str, Any]]) -> None:
-        """Restores every bandit, its drawn lr, width and mode included."""
-        self.bandits = [self._bandit(Window.restore(self.grid.shape, s), float(s["lr"]), str(s["mode"]))
+        """Restores every bandit, its drawn lr, smoothing and mode included."""
+        self.bandits = [self._bandit(self.smoothing.restore(self.grid.shape, s), float(s["lr"]), str(s["mode"]))
                         for s in state]
         for bandit, saved in zip(self.bandits, state):
             bandit.load_state_dict(saved)
