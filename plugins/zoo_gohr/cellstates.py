@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .env import BUCKETS
 from .game import Code
 
-BUCKETS = 4
 EMPTY, CROWDED, OVER = 16, 17, 18
 
 
