@@ -9,9 +9,10 @@ block. An ensemble picks one of all its bandits' proposals uniformly and updates
 Table 6, as resolved in specs/gdi.md section 2.4; DiCE's Bandits Vote Algorithm is the same with
 other constants.)
 
-The default is one ensemble of 1-D bandits per coordinate, window-smoothed. The options of section
-2.4: one ensemble over the product grid of all coordinates (`structure: joint`) and App. G's tile
-coding (`smoothing: tiles`).
+The default is one ensemble of 1-D bandits per coordinate, window-smoothed, over the coordinates as
+they are. The options of section 2.4: one ensemble over the product grid of all coordinates
+(`structure: joint`), App. G's tile coding (`smoothing: tiles`), and bandits over x = log(1 + value)
+for inverse temperatures (`log1p_coordinates`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from zoo import Params
 from zoo_learner import BehaviorSpace, Choice
 
 from .base import blocks_of, top_k
-from .grid import Grid
+from .grid import BanditCoordinates, Grid
 from .smoothing import SMOOTHINGS, Tiles, Window
 
 
@@ -52,6 +53,9 @@ class PopulationParams(Params):
     tile_offset: float = Field(
         default=0.6, ge=0, lt=1, description="each tiling shifts its tiles by Uniform[0, tile_offset) tile widths per "
         "axis (smoothing: tiles; App. G's offset Uniform([0, 60]), read as a percentage of the tile width)")
+    log1p_coordinates: list[str] = Field(
+        default=[], description="coordinates the bandits see as x = log(1 + value), in as many blocks, equally wide "
+        "in x; for inverse temperatures 1/tau this is App. G's log(1 + 1/tau) (GDI: [beta1, beta2])")
 
 
 class Bandit:
@@ -134,18 +138,19 @@ class BanditPopulation:
 
     def __init__(self, params: PopulationParams, space: BehaviorSpace, rng: np.random.Generator):
         self.space, self.rng = space, rng
+        self.coordinates = BanditCoordinates(space, params.log1p_coordinates)
         axes = list(range(space.dim))
         self.groups = [axes] if params.structure == "joint" else [[axis] for axis in axes]
-        self.ensembles = [Ensemble(Grid([space.coordinates[a] for a in group]), params, rng)
+        self.ensembles = [Ensemble(Grid([self.coordinates.coordinates[a] for a in group]), params, rng)
                           for group in self.groups]
 
     def sample(self) -> Choice:
-        value = np.concatenate([e.sample(self.rng) for e in self.ensembles])
+        value = self.coordinates.to_space(np.concatenate([e.sample(self.rng) for e in self.ensembles]))
         shape = tuple(c.blocks for c in self.space.coordinates)
         return Choice(value, int(np.ravel_multi_index(tuple(blocks_of(self.space, value)), shape)))
 
     def update(self, choice: Choice, episode_return: float) -> None:
-        x = np.asarray(choice.value, float)
+        x = self.coordinates.to_bandit(choice.value)
         for ensemble, group in zip(self.ensembles, self.groups):
             ensemble.update(x[group], float(episode_return))
 

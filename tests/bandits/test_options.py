@@ -1,11 +1,11 @@
-"""The options of GDI's bandit population (specs/gdi.md section 2.4 (a), (b)): joint bandits over the product
-grid and App. G's tile coding; known answers on tiny grids, scale invariance,
+"""The options of GDI's bandit population (specs/gdi.md section 2.4 (a)-(c)): joint bandits over the product
+grid, App. G's tile coding, bandits over x = log(1 + beta); known answers on tiny grids, scale invariance,
 exact checkpoints, learning, and selection from a spec.
 
 Calibration of test_joint_bandits_shift_behavior_toward_the_better_region: 2-D space [0, 1]^2 in 10 x 10
 blocks, G = 1000 (1 - |x - 0.75| - |y - 0.25|) + N(0, 100), 300 episodes, fraction of the last 100
 choices within 0.15 of (0.75, 0.25) on both axes (9 of 100 blocks). Seeds 0-9 gave: joint 0.26-0.48
-(mean 0.38), joint with tiles 0.31-0.53 (0.41),
+(mean 0.38), joint with tiles 0.31-0.53 (0.41), joint with x = log(1 + x) 0.26-0.50 (0.36),
 factorized 0.28-0.52 (0.43), uniform 0.05-0.14 (0.10). The test asserts >= 0.2 on seeds 0-2 for the
 first two. On GDI's own test (test_population.py: 50 x 50 x 10 = 25,000 blocks) the joint option
 does not pass: over seeds 0-7 it settles within 300 episodes on one region, not always the best
@@ -14,19 +14,22 @@ uniform and 80-85 for the factorized default), and it takes 4-9 s per seed here.
 """
 
 import json
+import math
 
 import numpy as np
 import pytest
 
+from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
 from zoo_bandits.base import top_k
-from zoo_bandits.grid import Grid
+from zoo_bandits.grid import BanditCoordinates, Grid
 from zoo_bandits.population import Bandit, BanditPopulation, PopulationParams
 from zoo_bandits.smoothing import Tiles, Window
-from zoo_learner import BehaviorSpace, Coordinate
+from zoo_dice.behavior import X as DICE_X
+from zoo_learner import BehaviorSpace, Choice, Coordinate
 from zoo_learner.state import from_plain, to_plain
 
 SMALL = BehaviorSpace((Coordinate("beta1", 0, 10, 1.0), Coordinate("beta2", 0, 8, 1.0), Coordinate("eps", 0, 1, 0.2)),
@@ -34,7 +37,8 @@ SMALL = BehaviorSpace((Coordinate("beta1", 0, 10, 1.0), Coordinate("beta2", 0, 8
 OPTIONS = {
     "joint": {"structure": "joint"},
     "tiles": {"smoothing": "tiles"},
-    "joint_tiles": {"structure": "joint", "smoothing": "tiles"},
+    "log1p": {"log1p_coordinates": ["beta1", "beta2"]},
+    "joint_tiles_log1p": {"structure": "joint", "smoothing": "tiles", "log1p_coordinates": ["beta2"]},
 }
 
 
@@ -145,6 +149,44 @@ def test_tilings_are_drawn_from_the_params_and_restored_from_their_settings():
     assert np.array_equal(Tiles.restore((10, 4), settings).values(w), tiles.values(w))
 
 
+# (c) x = log(1 + beta)
+
+def test_log1p_grid_of_gdi_beta_is_dices_x_grid():
+    space = BehaviorSpace((Coordinate("beta", 0, 50, 1.0),), (1.0,))
+    (x,) = BanditCoordinates(space, ["beta"]).coordinates
+    assert (x.low, x.blocks) == (DICE_X.low, DICE_X.blocks)
+    assert (x.high, x.block) == (pytest.approx(DICE_X.high), pytest.approx(DICE_X.block))
+
+
+def test_log1p_maps_proposals_back_to_beta_and_its_block():
+    space = BehaviorSpace((Coordinate("beta", 0, 3, 1.0), Coordinate("eps", 0, 1, 0.5)), (1.0, 1.0))
+    coordinates = BanditCoordinates(space, ["beta"])
+    x, eps = coordinates.coordinates
+    assert (x.low, x.high, x.block, x.blocks) == (0.0, pytest.approx(math.log(4)), pytest.approx(math.log(4) / 3), 3)
+    assert eps is space.coordinates[1]
+    assert coordinates.to_space([math.log(4) / 2, 0.7]).tolist() == [pytest.approx(1.0), 0.7]  # beta = sqrt(4) - 1
+    assert coordinates.to_bandit([3.0, 0.7]).tolist() == [pytest.approx(math.log(4)), 0.7]
+    assert coordinates.to_space([math.log(4) + 1e-12, 0.7])[0] == 3.0  # clipped into the range
+    # one argmax bandit with a strong bonus visits the x blocks [0, ln 4 / 3), ... once each:
+    # beta in [0, 4^(1/3) - 1 = 0.587), [0.587, 4^(2/3) - 1 = 1.520), [1.520, 3]
+    params = PopulationParams(bandits=1, candidates=1, ucb=100.0, modes=["argmax"], log1p_coordinates=["beta"])
+    controller, betas = BanditPopulation(params, space, np.random.default_rng(0)), []
+    for _ in range(3):
+        choice = controller.sample()
+        assert choice.arm == 2 * space.coordinates[0].block_of(choice.value[0]) + space.coordinates[1].block_of(choice.value[1])
+        betas.append(choice.value[0])
+        controller.update(choice, 1.0)
+    edges = [0.0, 4 ** (1 / 3) - 1, 4 ** (2 / 3) - 1, 3.0]
+    assert sorted(int(np.searchsorted(edges, b, side="right")) - 1 for b in betas) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("names,message", [(["beta3"], "beta3"), (["neg"], "-1")])
+def test_log1p_coordinates_must_exist_and_stay_above_minus_one(names, message):
+    space = BehaviorSpace((Coordinate("beta", 0, 3, 1.0), Coordinate("neg", -2, 0, 1.0)), (1.0, -1.0))
+    with pytest.raises(ZooError, match=message):
+        BanditPopulation(PopulationParams(log1p_coordinates=names), space, np.random.default_rng(0))
+
+
 # every option
 
 def run(options, seed, scale=1.0, episodes=60):
@@ -195,7 +237,7 @@ GDI = ("env: {type: gym, id: CartPole-v1}\nagent: {type: gdi-i3, num_envs: 2, ba
 
 
 def test_a_spec_selects_the_options_and_gdi_trains_with_them(tmp_path):
-    text = GDI + "{type: gdi_bandits, structure: joint, smoothing: tiles}\n"
+    text = GDI + "{type: gdi_bandits, structure: joint, smoothing: tiles, log1p_coordinates: [beta1, beta2]}\n"
     built = build_trial(load_spec_text(text, get_registry()), get_registry(), seed=0, trial=0, directory=tmp_path,
                         tensorboard=False)
     built.agent.learn(300)
@@ -203,6 +245,7 @@ def test_a_spec_selects_the_options_and_gdi_trains_with_them(tmp_path):
     controller = built.agent.controllers[0]
     assert [e.grid.shape for e in controller.ensembles] == [(50, 50, 10)]
     assert isinstance(controller.ensembles[0].bandits[0].smoothing, Tiles)
+    assert controller.ensembles[0].grid.coordinates[0].high == pytest.approx(math.log(51))
     assert sum(b.N.sum() for b in controller.ensembles[0].bandits) > 0
     built.agent.close()
     built.logger.close()
