@@ -132,10 +132,11 @@ def build_trial(
     spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
     tensorboard: bool, resume_step: int | None = None,
 ) -> Built:
-    """Make the logger, meta-controller and agent of one trial (of an agent that is not batched)."""
+    """Make the logger, meta-controller and agent of one trial (an agent that trains batches of trials gets a batch of one)."""
     context = _context(spec, registry, seed, trial, directory, tensorboard, resume_step)
+    entry = registry.get("agent", spec.agent.type)
     try:
-        agent = registry.get("agent", spec.agent.type).factory(spec.agent, context)
+        agent = entry.factory(spec.agent, [context] if entry.batched_trials else context)
     except BaseException:
         context.logger.close()
         raise

@@ -129,3 +129,18 @@ def test_masking_explores_only_occupied_cells(tmp_path):
     agent.learn_episodes(2)
     kinds = agent.replay.arrays["kind"][0, :agent.replay.size[0]]
     assert (kinds != agent.empty).all()  # every move addressed a piece
+
+
+def test_build_trial_gives_a_batched_agent_a_batch_of_one(tmp_path):
+    from zoo.run import build_trial
+    from zoo.spec import load_spec_text
+
+    registry = get_registry()
+    spec = load_spec_text("env: {type: gohr, rule: paper/color_match, horizon: 20}\n"
+                          "agent: {type: gohr-linear-dqn, batch_size: 16}\nbudget: {steps: 200}\n", registry)
+    built = build_trial(spec, registry, seed=3, trial=0, directory=tmp_path, tensorboard=False)
+    built.agent.learn(200)
+    built.logger.close()
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert sum(row.get("episode_moves", 0) for row in rows) == 200
+    built.agent.close()
