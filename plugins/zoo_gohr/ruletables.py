@@ -19,6 +19,7 @@ import numpy as np
 
 from .board import Piece
 from .compiler import CAtom, _Env
+from .errors import RuleRuntimeError
 from .expressions import var_reads
 from .memory import Memory, Obj, piece_obj
 from .ruleset import RuleSet
@@ -68,8 +69,9 @@ def _variables(atom: Atom):
 
 
 def atom_reads(atom: Atom) -> frozenset[str] | None:
-    """The union of ``var_reads`` over the atom's variables; None if one of them is not covered."""
-    reads = frozenset()
+    """The union of ``var_reads`` over the atom's variables, and the piece's own shape or color when
+    that field is an expression (its value must be in the set); None if a variable is not covered."""
+    reads = frozenset(f"this.{key}" for key in ("shape", "color") if isinstance(getattr(atom, key), ExprValue))
     for parts in _variables(atom):
         r = var_reads(parts)
         if r is None:
@@ -102,13 +104,13 @@ class AtomTable:
     atom's expressions read, and its other tests (constant shapes, colors, cells) only zero it.
     """
 
-    def __init__(self, index: int, atom: CAtom, reads: frozenset[str], space: "RuleTables"):
+    def __init__(self, index: int, atom: CAtom, reads: frozenset[str], tables: "RuleTables"):
         self.index, self.atom, self.col = index, atom, atom.col
         self.table_driven = atom.table_driven
         self.orders = tuple((np.uint64(cells), names) for cells, names in atom.orders)
         self.postpos = None if atom.postpos is None else (np.uint64(atom.postpos[0]), atom.postpos[1])
-        self._space = space
-        S, C, n = len(space.shapes), len(space.colors), len(space.pieces)
+        self._tables = tables
+        S, C, n = len(tables.shapes), len(tables.colors), len(tables.pieces)
         piece = _fields(np.arange(n), S, C)
         key, n_piece = _key([piece[f] for f in ("shape", "color", "pos") if f"this.{f}" in reads], n)
         self.piece_key = np.append(key, 0)  # and the empty cell
@@ -135,17 +137,16 @@ class AtomTable:
         return key
 
     def _pre(self, last: int) -> int:
-        return self.atom.memory_mask(_Env(mem=self._space.memory(last)))
+        return self.atom.memory_mask(_Env(mem=self._tables.memory(last)))
 
     def _dynamic(self, pcode: int, last: int, by_shape: int, by_color: int, m: int) -> int:
-        space = self._space
-        piece = space.pieces[pcode]
+        piece = self._tables.pieces[pcode]
         by = {}
         if by_shape >= 0:
             by["shape"] = {piece.shape: Obj({}, by_shape)}
         if by_color >= 0:
             by["color"] = {piece.color: Obj({}, by_color)}
-        return self.atom.dynamic_mask(_Env(piece, mem=space.memory(last, by)), m)
+        return self.atom.dynamic_mask(_Env(piece, mem=self._tables.memory(last, by)), m)
 
 
 class LineTable:
@@ -181,11 +182,15 @@ class RuleTables:
 
     @staticmethod
     def build(rules: RuleSet, shapes, colors) -> "RuleTables | None":
-        """The tables, or None if some atom reads what they do not cover or needs too big a table."""
+        """The tables, or None if some atom reads what they do not cover or needs too big a table,
+        or if the static masks of some piece fail (a game fails only once such a piece is dealt)."""
         atoms = [a for line in rules.compiled.lines for _, a in line.others]
         if not rules.compiled.lines or any(atom_reads(a.atom) is None for a in atoms):
             return None
-        tables = RuleTables(rules, shapes, colors)
+        try:
+            tables = RuleTables(rules, shapes, colors)
+        except RuleRuntimeError:
+            return None
         if any(a.atom.dynamic and a.dynamic is None for line in tables.lines for a in line.others):
             return None
         return tables

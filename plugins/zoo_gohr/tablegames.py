@@ -8,6 +8,8 @@ removal of accepted pieces. Each game's board is one row of piece codes (one pie
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from .boardbatch import BoardBatch
@@ -26,6 +28,19 @@ def _eligible(groups: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     hits = occupied[:, None] & groups
     first = hits[np.arange(len(hits)), (hits != 0).argmax(axis=1)]
     return np.where(first != 0, first, occupied)
+
+
+class _Eligibility:
+    """Order eligibility over the boards of one acceptance computation, each order worked out once."""
+
+    def __init__(self, orders: dict[str, np.ndarray], occupied: np.ndarray):
+        self.orders, self.occupied = orders, occupied
+        self._cells: dict[str, np.ndarray] = {}
+
+    def cells(self, name: str) -> np.ndarray:
+        if name not in self._cells:
+            self._cells[name] = _eligible(self.orders[name], self.occupied)
+        return self._cells[name]
 
 
 def _cells_in(masks: np.ndarray) -> np.ndarray:
@@ -143,11 +158,12 @@ class TableGames:
         done = (self._line_global[line] >= 0) & (self.line_count[envs] == 0)
         done |= self._all_metered[line] & ~self.counts[envs].any(axis=1)
         live = np.flatnonzero(~done)
-        if live.size:
-            lines = line[live]
-            for k in (np.unique(lines).tolist() if len(self.tables.lines) > 1 else [0]):
-                group = live[lines == k] if len(self.tables.lines) > 1 else live
-                done[group] = ~self._compute(self.tables.lines[k], envs[group])
+        if len(self.tables.lines) == 1:
+            done[live] = ~self._compute(self.tables.lines[0], envs[live])
+            return done
+        for k in np.unique(line[live]).tolist():
+            group = live[line[live] == k]
+            done[group] = ~self._compute(self.tables.lines[k], envs[group])
         return done
 
     def _compute(self, line: LineTable, envs: np.ndarray) -> np.ndarray:
@@ -156,22 +172,23 @@ class TableGames:
         t = self.tables
         hint = t.static[line.plain_col][pcode] if line.plain_col is not None else np.zeros(pcode.shape, np.uint8)
         self.counted[envs] = 0
-        eligible: dict[str, np.ndarray] = {}
+        orders = _Eligibility(t.orders, self.occupied[envs])
         for atom in line.others:
             counts = self.counts[envs, atom.index]
             live = np.flatnonzero(counts != 0)
             if live.size == 0:
                 continue
-            masks = self._atom_masks(atom, envs[live], pcode[live], live, envs, eligible)
+            masks = self._atom_masks(atom, envs[live], pcode[live], lambda name: orders.cells(name)[live])
             hint[live] |= masks
             metered = counts[live] > 0
             self.counted[envs[live[metered]], atom.index] = masks[metered]
         self.hint[envs] = hint
         return hint.any(axis=1)
 
-    def _atom_masks(self, atom: AtomTable, envs, pcode, rows, line_envs, eligible) -> np.ndarray:
-        """``Game._atom_masks`` for many games: the buckets ``atom`` accepts per cell (R, 36).
-        ``rows`` places ``envs`` among ``line_envs``, over whose boards ``eligible`` caches orders."""
+    def _atom_masks(self, atom: AtomTable, envs: np.ndarray, pcode: np.ndarray,
+                    eligible: Callable[[str], np.ndarray]) -> np.ndarray:
+        """``Game._atom_masks`` for many games: the buckets ``atom`` accepts per cell (R, 36), given
+        the boards' piece codes and the cells each order makes eligible on them."""
         m = self.tables.static[atom.col][pcode]
         if atom.table_driven:
             return m
@@ -183,9 +200,7 @@ class TableGames:
             for cells, names in atom.orders:
                 ok = np.full(len(envs), cells)
                 for name in names:
-                    if name not in eligible:
-                        eligible[name] = _eligible(self.tables.orders[name], self.occupied[line_envs])
-                    ok |= eligible[name][rows]
+                    ok |= eligible(name)
                 allowed &= ok
             m *= _cells_in(allowed)
         if atom.dynamic is not None:

@@ -141,10 +141,13 @@ def test_every_shipped_rule(rule_set):
     "Order Rings=[[15,16,21,22],[8,9,10,11]]\n(2, *, *, Rings, [0, 1]) (1, circle, *, [1, 2, Rings], [1, 2])",
     "(color:red, postpos:[T, 7]) (shape:star, pos:[B, L], bucket:[ps + 1, 0])\n(postpos:Farthest, bucket:Remotest)",
     "(code: last.bucket != p, bucket: [!last * 2, pc]) (code: this.color == last.color, bucket: this.bucket)",
+    '(1, *, *, *, *)\n(color: last.color) (shape: [last.shape, "STAR"], bucket: p + 1)',
 ])
-def test_hand_written_rules(rule):
-    """Zero counts, atoms sharing an accepted move, custom orders, postpos and per-bucket tests."""
-    vec, ref = _pair(parse_rules(rule), _random_boards("ranges"), horizon=25, n=16)
+@pytest.mark.parametrize("boards", BOARDS)
+def test_hand_written_rules(rule, boards):
+    """Zero counts, atoms sharing an accepted move, custom orders, postpos, per-bucket tests and
+    shapes or colors given by expressions."""
+    vec, ref = _pair(parse_rules(rule), _random_boards(boards), horizon=25, n=16)
     seen, _ = _assert_equivalent(vec, ref, steps=200, seed=6)
     assert isinstance(vec.engine, TableGames) and Code.ACCEPT in seen
 
@@ -256,3 +259,21 @@ def test_gymnasium_vector_wrappers():
             assert env.observation_space.contains(obs) and len(infos) == N
             episodes += [i["episode"] for i in infos if "episode" in i]
     assert episodes and all(e["l"] <= 20 for e in episodes)
+
+
+def test_rule_errors_on_some_pieces_only():
+    """A rule whose static part fails on stars fails at the first board with a star, in both envs."""
+    rules = parse_rules("(*, star, *, *, this.shape + 1) (*, square, *, *, 0)")
+    boards = partial(random_boards, min_objects=2, max_objects=2, min_shapes=1, max_shapes=1, min_colors=0,
+                     max_colors=0, shapes=("SQUARE", "STAR"), colors=LEGACY_COLORS)
+    seed = next(s for s in range(1, 100) if boards(s).next_board().pieces[0].shape == "SQUARE")
+    vec, ref = _pair(rules, boards, horizon=2, n=1)
+    steps = []
+    for env in (vec, ref):
+        env.reset(seed=seed)
+        with pytest.raises(RuleRuntimeError):
+            for step in range(100):
+                env.step(np.zeros(1, int))
+        steps.append(step)
+    assert steps[0] == steps[1] and isinstance(vec.engine, GameList)
+
