@@ -103,7 +103,7 @@ class SarsaLambda:
         return self.theta
 
     # -- traces and updates --------------------------------------------------------------------
-    def trace_values(self, keys: np.ndarray) -> np.ndarray:
+    def _trace_values(self, keys: np.ndarray) -> np.ndarray:
         """The traces of `keys` as the next update uses them."""
         age = self.clock - self.start[keys]
         return np.where(age <= self.reach, self._power(age), 0.0)
@@ -112,14 +112,14 @@ class SarsaLambda:
         """The traces as a dense vector in theta's layout (for tests and inspection)."""
         keys = self._keys[:self._count]
         dense = np.zeros(len(self.theta))
-        dense[self._weight(keys)] = self.trace_values(keys)
+        dense[self._weight(keys)] = self._trace_values(keys)
         return dense
 
     @property
     def live(self) -> np.ndarray:
         """Weight indices whose trace is non-zero, ascending."""
         keys = self._keys[:self._count]
-        return np.sort(self._weight(keys[self.trace_values(keys) > 0]))
+        return np.sort(self._weight(keys[self._trace_values(keys) > 0]))
 
     def clear_traces(self) -> None:
         """Apply every pending share, then drop all traces (an episode's end)."""
@@ -162,6 +162,7 @@ class SarsaLambda:
     def _apply(self, keys: np.ndarray) -> None:
         """Add the pending shares of the traces of distinct `keys` to theta: rho^(base - start) times the
         prefix sums over the updates from the first one not applied to the last one the trace reaches."""
+        keys = keys[self.done[keys] < self.clock]  # keys applied since the last update owe nothing
         start = self.start[keys]
         first = np.maximum(self.done[keys], self.base)
         stop = np.maximum(np.minimum(start + (self.reach + 1), self.clock), first)
