@@ -44,6 +44,16 @@ def top_k(scores: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     return winners[np.lexsort((keys[winners], -scores[winners]))]
 
 
+def greedy(scores: np.ndarray, rng: np.random.Generator) -> int:
+    """The index of the highest score, ties broken uniformly at random."""
+    return int(top_k(scores, 1, rng)[0])
+
+
+def mean_returns(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """sums / counts, and -inf where counts is 0 (arms never tried rank last)."""
+    return np.divide(sums, counts, out=np.full(np.shape(sums), -np.inf), where=counts > 0)
+
+
 class Stateful:
     """state_dict / load_state_dict over the attributes named in `_state` plus the random generator."""
 

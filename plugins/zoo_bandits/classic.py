@@ -3,6 +3,7 @@
 The factorized bandits keep one arm per block of each coordinate. Episode returns have no fixed
 scale, so UCB1 rescales arm means by the min and max return seen, the sliding-window UCB by those
 of its window, and Thompson sampling z-scores them by the running mean and std of all returns.
+Their best region (`best`) is per coordinate the block with the highest raw mean return.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from pydantic import Field
 from zoo import Params, ZooError
 from zoo_learner import BehaviorSpace, Choice
 
-from .base import Stateful, blocks_of, choice_in_blocks, top_k
+from .base import Stateful, blocks_of, choice_in_blocks, greedy, mean_returns, top_k
+
+
+def greedy_choice(space: BehaviorSpace, sums: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> Choice:
+    """Per coordinate k the block with the highest mean return sums[k] / counts[k], a point uniform inside."""
+    blocks = [greedy(mean_returns(sums[k, :c.blocks], counts[k, :c.blocks]), rng)
+              for k, c in enumerate(space.coordinates)]
+    return choice_in_blocks(space, blocks, rng)
 
 
 class FixedParams(Params):
@@ -35,6 +43,9 @@ class Fixed(Stateful):
 
     def sample(self) -> Choice:
         return Choice(self.value.copy())
+
+    def best(self, rng: np.random.Generator) -> Choice:
+        return self.sample()
 
     def update(self, choice: Choice, episode_return: float) -> None:
         pass
@@ -81,6 +92,9 @@ class UCB1(Stateful):
     def sample(self) -> Choice:
         return choice_in_blocks(self.space, [self._pick(k) for k in range(self.space.dim)], self.rng)
 
+    def best(self, rng: np.random.Generator) -> Choice:
+        return greedy_choice(self.space, self.sums, self.counts, rng)
+
     def update(self, choice: Choice, episode_return: float) -> None:
         for k, block in enumerate(blocks_of(self.space, choice.value)):
             self.counts[k, block] += 1
@@ -118,6 +132,15 @@ class SlidingWindowUCB(Stateful):
 
     def sample(self) -> Choice:
         return choice_in_blocks(self.space, [self._pick(k) for k in range(self.space.dim)], self.rng)
+
+    def best(self, rng: np.random.Generator) -> Choice:
+        """The greedy blocks of the episodes in the window."""
+        size = max(c.blocks for c in self.space.coordinates)
+        counts, sums = np.zeros((self.space.dim, size)), np.zeros((self.space.dim, size))
+        for blocks, g in self.history:
+            counts[range(self.space.dim), blocks] += 1
+            sums[range(self.space.dim), blocks] += g
+        return greedy_choice(self.space, sums, counts, rng)
 
     def update(self, choice: Choice, episode_return: float) -> None:
         self.history.append((blocks_of(self.space, choice.value), float(episode_return)))
@@ -161,6 +184,10 @@ class Thompson(Stateful):
 
     def sample(self) -> Choice:
         return choice_in_blocks(self.space, [self._pick(k) for k in range(self.space.dim)], self.rng)
+
+    def best(self, rng: np.random.Generator) -> Choice:
+        """The greedy blocks by raw mean return (not the posterior mean, which shrinks rarely tried blocks)."""
+        return greedy_choice(self.space, self.sums, self.counts, rng)
 
     def update(self, choice: Choice, episode_return: float) -> None:
         for k, block in enumerate(blocks_of(self.space, choice.value)):

@@ -13,6 +13,9 @@ The default is one ensemble of 1-D bandits per coordinate, window-smoothed, over
 they are. The options of section 2.4: one ensemble over the product grid of all coordinates
 (`structure: joint`), App. G's tile coding (`smoothing: tiles`), and bandits over x = log(1 + value)
 for inverse temperatures (`log1p_coordinates`).
+
+The best region (`best`, for evaluation: DiCE's best tau, GDI's greedy-lambda eval) is per ensemble
+the block whose V, averaged over the ensemble's bandits, is highest: no bonus, a point uniform inside.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pydantic import Field
 from zoo import Params
 from zoo_learner import BehaviorSpace, Choice
 
-from .base import blocks_of, top_k
+from .base import blocks_of, greedy, top_k
 from .grid import BanditCoordinates, Grid
 from .smoothing import SMOOTHINGS, Tiles, Window
 
@@ -118,6 +121,11 @@ class Ensemble:
         proposals = np.concatenate([b.propose(rng) for b in self.bandits])
         return proposals[rng.integers(len(proposals))]
 
+    def best(self, rng: np.random.Generator) -> np.ndarray:
+        """A point uniform inside the block with the highest mean over the bandits of V."""
+        values = np.mean([b.values() for b in self.bandits], axis=0)
+        return self.grid.points_in(np.array([greedy(values, rng)]), rng)[0]
+
     def update(self, point, g: float) -> None:
         for bandit in self.bandits:
             bandit.update(point, g)
@@ -145,7 +153,14 @@ class BanditPopulation:
                           for group in self.groups]
 
     def sample(self) -> Choice:
-        value = self.coordinates.to_space(np.concatenate([e.sample(self.rng) for e in self.ensembles]))
+        return self._choice(np.concatenate([e.sample(self.rng) for e in self.ensembles]))
+
+    def best(self, rng: np.random.Generator) -> Choice:
+        return self._choice(np.concatenate([e.best(rng) for e in self.ensembles]))
+
+    def _choice(self, x: np.ndarray) -> Choice:
+        """The Choice of a point in the bandits' coordinates."""
+        value = self.coordinates.to_space(x)
         shape = tuple(c.blocks for c in self.space.coordinates)
         return Choice(value, int(np.ravel_multi_index(tuple(blocks_of(self.space, value)), shape)))
 

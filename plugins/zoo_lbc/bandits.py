@@ -7,6 +7,10 @@ proposes its top-D arms (or, in softmax mode, D distinct arms drawn from softmax
 the most votes wins, ties broken uniformly; the point is drawn uniformly inside the winning blocks.
 Every bandit is updated with the arm that was chosen and the raw episode return; every
 `replace_every` updates one bandit, picked uniformly, restarts with no history and a new c.
+
+For evaluation (`best`, specs/lbc.md 3.3 (b)) each coordinate takes its greedy arm: the highest mean
+return over its bandits' pooled counts and sums (arms none has tried rank last, ties uniformly at
+random), with no bonus; the point is drawn uniformly inside.
 """
 
 from __future__ import annotations
@@ -82,10 +86,22 @@ class VotingPopulation:
     def sample(self) -> Choice:
         arms = [vote(np.concatenate([b.propose(self.params.top_d, self.params.mode, self.rng) for b in bandits]), self.rng)
                 for bandits in self.populations]
+        return self._choice(arms, self.rng)
+
+    def best(self, rng: np.random.Generator) -> Choice:
+        arms = []
+        for bandits in self.populations:
+            counts, sums = sum(b.N for b in bandits), sum(b.S for b in bandits)
+            means = np.divide(sums, counts, out=np.full(len(counts), -np.inf), where=counts > 0)
+            arms.append(int(rng.choice(np.flatnonzero(means == means.max()))))
+        return self._choice(arms, rng)
+
+    def _choice(self, arms: list[int], rng: np.random.Generator) -> Choice:
+        """A point drawn uniformly inside the given arm (block) of each coordinate."""
         point = []
         for coordinate, arm in zip(self.space.coordinates, arms):
             start, end = coordinate.edges(arm)
-            point.append(start + self.rng.random() * (end - start))
+            point.append(start + rng.random() * (end - start))
         return Choice(np.array(point), int(np.ravel_multi_index(tuple(arms), self.shape)))
 
     def update(self, choice: Choice, episode_return: float) -> None:

@@ -11,7 +11,7 @@ import torch
 
 from zoo import Agent, TrialContext, ZooError
 
-from .behavior import BehaviorSpace, MetaController
+from .behavior import BehaviorSpace, BestRegion, MetaController
 from .builder import AgentBuilder, LocalSystem
 from .params import SubstrateParams
 from .state import generator_state, read_json, set_generator_state, write_json
@@ -29,6 +29,19 @@ def default_controller(name: str, **params) -> ControllerFactory:
         return entry.factory(entry.params(**params), space, rng)
 
     return make
+
+
+def require_best_region(controller: MetaController) -> None:
+    """A ZooError naming the controller unless it has a best region (``evaluation: best_region`` needs one)."""
+    if isinstance(controller, BestRegion):
+        return
+    from zoo.registry import get_registry
+
+    entries = get_registry().entries["meta_controller"].values()
+    name = next((e.name for e in entries if e.factory is type(controller)), type(controller).__name__)
+    valid = sorted(e.name for e in entries if isinstance(e.factory, type) and hasattr(e.factory, "best"))
+    raise ZooError(f"evaluation: best_region needs a meta-controller with a best region, and '{name}' has none; "
+                   f"use evaluation: mechanism, or one of these meta-controllers: {', '.join(valid)}")
 
 
 def vector_env(context: TrialContext, num_envs: int, seed: int):
@@ -53,11 +66,13 @@ class SubstrateAgent(Agent):
                  controller: ControllerFactory):
         self.builder, self.params, self.context = builder, params, context
         self.space = builder.behavior_space()
-        self.envs = vector_env(context, params.num_envs, context.seed)
         make = context.meta_controller or controller
         count = params.num_envs if params.controller_scope == "per_env" else 1
         seeds = np.random.SeedSequence([context.seed, 1]).spawn(count)
         self.controllers = [make(self.space, np.random.default_rng(s)) for s in seeds]
+        if params.evaluation == "best_region":
+            require_best_region(self.controllers[0])
+        self.envs = vector_env(context, params.num_envs, context.seed)
         self._controller_factory, self._eval_seed = make, context.seed
         try:
             self.system = LocalSystem(builder, params, self.envs, self.controllers, seed=context.seed,
@@ -97,18 +112,29 @@ class SubstrateAgent(Agent):
             self.context.logger.log(self._steps, updates=self.system.learner.updates, **means)
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
-        """Returns of `episodes` episodes on one env with the learner's weights and the same mechanism
-        (a fresh meta-controller of the same kind, stochastic behavior); nothing is learned from them."""
+        """Returns of `episodes` episodes on one env with the learner's weights and stochastic behavior;
+        nothing is learned from them.
+
+        Behaviors per ``params.evaluation``: mechanism: a fresh meta-controller of the same kind, sampled
+        and updated episode by episode; best_region: episode k draws inside the best region of trained
+        controller k % len(controllers), leaving the controllers untouched.
+        """
         env = self.context.make_env(seed)
         net = self.system.learner.net
         policy = self.builder.behavior_policy()
-        controller = self._controller_factory(self.space, np.random.default_rng(seed))
+        controller = None
+        if self.params.evaluation == "best_region":
+            rng = np.random.default_rng(seed)
+            best = [self.controllers[k % len(self.controllers)].best(rng) for k in range(episodes)]
+        else:
+            controller = self._controller_factory(self.space, np.random.default_rng(seed))
         generator = torch.Generator().manual_seed(seed)
         returns = []
         try:
             for episode in range(episodes):
                 obs, _ = env.reset(seed=seed + episode)
-                state, choice, total, done = net.initial_state(1), controller.sample(), 0.0, False
+                choice = best[episode] if controller is None else controller.sample()
+                state, total, done = net.initial_state(1), 0.0, False
                 behavior = torch.as_tensor(choice.value, dtype=torch.float32).unsqueeze(0)
                 while not done:
                     with torch.inference_mode():
@@ -118,7 +144,8 @@ class SubstrateAgent(Agent):
                     obs, reward, terminated, truncated, _ = env.step(action)
                     total += float(reward)
                     done = terminated or truncated
-                controller.update(choice, total)
+                if controller is not None:
+                    controller.update(choice, total)
                 returns.append(total)
         finally:
             env.close()

@@ -82,7 +82,7 @@ class MetaController(Protocol):
 
     ``state_dict`` returns plain data (numpy arrays, numbers, strings, nested dicts and lists) that
     ``load_state_dict`` restores exactly, random generator included, so that a resumed run
-    continues the same sequence of choices.
+    continues the same sequence of choices. A controller may also have ``best`` (:class:`BestRegion`).
     """
 
     def sample(self) -> Choice: ...
@@ -92,3 +92,14 @@ class MetaController(Protocol):
     def state_dict(self) -> dict[str, Any]: ...
 
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class BestRegion(Protocol):
+    """A meta-controller that names the region of the behavior space it values most, for evaluation.
+
+    ``best(rng)`` is a point drawn uniformly inside that region with `rng` alone, with no exploration
+    bonus; it changes no state (the controller's own random generator included).
+    """
+
+    def best(self, rng: np.random.Generator) -> Choice: ...

@@ -50,6 +50,12 @@ class SubstrateParams(Params):
     pull_every: int = Field(default=16, ge=1, description="vector env steps between actor weight pulls")
     push_every: int = Field(default=5, ge=1, description="learner updates between weight pushes")
     controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one for all")
+    evaluation: Literal["mechanism", "best_region"] = Field(
+        default="mechanism", description="behaviors of evaluation episodes. mechanism: a fresh meta-controller of the "
+        "same kind, sampled and updated episode by episode as in training; best_region: episode k is drawn uniformly "
+        "inside the best region of trained controller k (cycling over them), no exploration bonus, no update "
+        "(GDI's greedy-lambda eval, DiCE's best tau, LBC's greedy-arm evaluator); needs a meta-controller with one "
+        "(not uniform)")
     planned_updates: int | None = Field(default=None, ge=1, description="updates the schedules run over (default: from a step budget)")
     network: NetworkParams = Field(default_factory=NetworkParams)
     optimizer: OptimizerParams = Field(default_factory=OptimizerParams)

@@ -1,0 +1,90 @@
+"""SubstrateAgent.evaluate: the default mechanism mode is unchanged, and `evaluation: best_region` draws
+inside the trained controllers' best regions without touching them, or is refused when the agent is built."""
+
+import json
+
+import pytest
+import torch
+
+from zoo import ZooError
+from zoo.errors import SpecError
+from zoo.registry import get_registry
+from zoo.run import build_trial
+from zoo.spec import load_spec_text
+from zoo_learner.state import to_plain
+
+SMALL = "num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
+
+
+def trial(agent, tmp_path, extra=""):
+    torch.set_num_threads(1)
+    text = f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: {agent}, {SMALL}{extra}}}\nbudget: {{steps: 200}}\n"
+    return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=3, trial=0, directory=tmp_path,
+                       tensorboard=False)
+
+
+def states(agent):
+    return json.dumps(to_plain([c.state_dict() for c in agent.controllers]))
+
+
+@pytest.mark.parametrize("agent,returns", [
+    ("gdi-i3", [9.0, 10.0, 9.0, 9.0]), ("dice", [37.0, 13.0, 22.0, 9.0]), ("lbc", [37.0, 12.0, 11.0, 37.0]),
+])
+def test_the_default_mechanism_mode_returns_what_it_did_before_best_region_existed(agent, returns, tmp_path):
+    built = trial(agent, tmp_path)
+    assert built.agent.params.evaluation == "mechanism"
+    built.agent.learn(200)
+    assert built.agent.evaluate(4, seed=11) == returns
+    built.agent.close()
+    built.logger.close()
+
+
+def test_best_region_cycles_over_the_trained_controllers_and_leaves_them_unchanged(tmp_path):
+    built = trial("dice", tmp_path, ", controller_scope: per_env, evaluation: best_region")
+    agent = built.agent
+    agent.learn(200)
+    for controller, block in zip(agent.controllers, (10, 40)):  # controller k's best tile: 10, 40
+        for bandit in controller.ensembles[0].bandits:
+            bandit.smoothing.add(bandit.w, block, 1e6)
+    policy, seen = agent.builder.behavior_policy(), []
+
+    def recording(adv, value, behavior):
+        if not seen or seen[-1] != float(behavior[0, 0]):
+            seen.append(float(behavior[0, 0]))
+        return policy(adv, value, behavior)
+
+    agent.builder.behavior_policy = lambda: recording
+    before = states(agent)
+    returns = agent.evaluate(4, seed=11)
+    assert states(agent) == before
+    assert [agent.space.coordinates[0].block_of(x) for x in seen] == [10, 40, 10, 40]
+    assert agent.evaluate(4, seed=11) == returns and states(agent) == before
+    agent.close()
+    built.logger.close()
+
+
+@pytest.mark.parametrize("agent", ["gdi-i3", "lbc"])
+def test_best_region_runs_under_gdi_and_lbc(agent, tmp_path):
+    built = trial(agent, tmp_path, ", evaluation: best_region")
+    built.agent.learn(100)
+    before = states(built.agent)
+    assert len(built.agent.evaluate(2, seed=5)) == 2 and states(built.agent) == before
+    built.agent.close()
+    built.logger.close()
+
+
+@pytest.mark.parametrize("agent,extra", [("dice", ", ablation: random"), ("gdi-i3", ", ablation: random_selection"),
+                                         ("lbc", ", ablation: random_selection")])
+def test_a_controller_without_a_best_region_is_refused_when_the_agent_is_built(agent, extra, tmp_path):
+    with pytest.raises(ZooError) as error:
+        trial(agent, tmp_path, extra + ", evaluation: best_region")
+    assert str(error.value) == (
+        "evaluation: best_region needs a meta-controller with a best region, and 'uniform' has none; use "
+        "evaluation: mechanism, or one of these meta-controllers: fixed, gdi_bandits, lbc_bandits, "
+        "sliding_window_ucb, thompson, ucb1")
+
+
+def test_an_unknown_evaluation_mode_is_a_spec_error():
+    with pytest.raises(SpecError, match="evaluation"):
+        load_spec_text("env: {type: gym, id: CartPole-v1}\nagent: {type: dice, evaluation: greedy}\n"
+                       "budget: {steps: 200}\n", get_registry())
