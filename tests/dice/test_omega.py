@@ -37,7 +37,7 @@ def test_omega_is_the_spec_ensemble():
     controller = omega()
     (ensemble,) = controller.ensembles
     assert len(ensemble.bandits) == BVA["bandits"] == 7
-    assert all(b.candidates == 7 and b.width in (1, 2, 3) and b.lr in (0.05, 0.1, 0.2) and b.ucb == 1.0
+    assert all(b.candidates == 7 and b.smoothing.width in (1, 2, 3) and b.lr in (0.05, 0.1, 0.2) and b.ucb == 1.0
                for b in ensemble.bandits)
     assert all(len(b.propose(np.random.default_rng(0))) == 7 for b in ensemble.bandits)  # 49 candidates a draw
 
