@@ -10,7 +10,7 @@ boards come from one product. A board with a draw that Java rejects and redraws 
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -21,7 +21,7 @@ CELLS = 36
 _MASK = np.uint64((1 << 48) - 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schedule(bounds: tuple[int, ...]):
     A, C = jumps(len(bounds))
     b = np.array(bounds, np.int64)

@@ -23,7 +23,7 @@ class JavaRandom:
         self._seed = (seed ^ _MULT) & _MASK
 
     @classmethod
-    def from_state(cls, state: int) -> "JavaRandom":
+    def from_state(cls, state: int) -> JavaRandom:
         """The generator whose internal 48-bit state is ``state`` (see :attr:`state`)."""
         rng = cls(0)
         rng._seed = state

@@ -44,7 +44,7 @@ class Memory:
         self._buckets: list[int] = []
 
     @classmethod
-    def restored(cls, last: Obj | None, by: dict[str, dict]) -> "Memory":
+    def restored(cls, last: Obj | None, by: dict[str, dict]) -> Memory:
         """A memory whose ``last`` and ``by`` are as given (``p`` follows from ``last``): the state
         summaries of the vector engine's rule tables, rebuilt for evaluating rules on them."""
         m = cls()

@@ -13,7 +13,7 @@ whose tables would be too big, is not tabulated.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -104,7 +104,7 @@ class AtomTable:
     atom's expressions read, and its other tests (constant shapes, colors, cells) only zero it.
     """
 
-    def __init__(self, index: int, atom: CAtom, reads: frozenset[str], tables: "RuleTables"):
+    def __init__(self, index: int, atom: CAtom, reads: frozenset[str], tables: RuleTables):
         self.index, self.atom, self.col = index, atom, atom.col
         self.table_driven = atom.table_driven
         self.orders = tuple((np.uint64(cells), names) for cells, names in atom.orders)
@@ -181,7 +181,7 @@ class RuleTables:
                                 self.width) for line in cr.lines]
 
     @staticmethod
-    def build(rules: RuleSet, shapes, colors) -> "RuleTables | None":
+    def build(rules: RuleSet, shapes, colors) -> RuleTables | None:
         """The tables, or None if some atom reads what they do not cover or needs too big a table,
         or if the static masks of some piece fail (a game fails only once such a piece is dealt)."""
         atoms = [a for line in rules.compiled.lines for _, a in line.others]

@@ -8,7 +8,8 @@ removal of accepted pieces. Each game's board is one row of piece codes (one pie
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -37,10 +38,11 @@ class _Eligibility:
         self.orders, self.occupied = orders, occupied
         self._cells: dict[str, np.ndarray] = {}
 
-    def cells(self, name: str) -> np.ndarray:
+    def cells(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """The cells order ``name`` makes eligible on the boards at ``rows``."""
         if name not in self._cells:
             self._cells[name] = _eligible(self.orders[name], self.occupied)
-        return self._cells[name]
+        return self._cells[name][rows]
 
 
 def _cells_in(masks: np.ndarray) -> np.ndarray:
@@ -178,7 +180,7 @@ class TableGames:
             live = np.flatnonzero(counts != 0)
             if live.size == 0:
                 continue
-            masks = self._atom_masks(atom, envs[live], pcode[live], lambda name: orders.cells(name)[live])
+            masks = self._atom_masks(atom, envs[live], pcode[live], partial(orders.cells, rows=live))
             hint[live] |= masks
             metered = counts[live] > 0
             self.counted[envs[live[metered]], atom.index] = masks[metered]

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from zoo_gohr.board import LEGACY_COLORS, LEGACY_SHAPES, BoardGenerator
 from zoo_gohr.boardbatch import BoardBatch
 from zoo_gohr.javarandom import JavaRandom, jumps
@@ -10,11 +9,12 @@ from zoo_gohr.javarandom import JavaRandom, jumps
 MULT, ADD, MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1
 
 PARAMS = {
-    "paper": dict(objects=(9, 9), shapes=(4, 4), colors=(4, 4)),
-    "ranges": dict(objects=(4, 14), shapes=(0, 3), colors=(1, 4)),
-    "free draws": dict(objects=(1, 36), shapes=(0, 0), colors=(0, 0)),
-    "custom sets": dict(objects=(5, 5), shapes=(2, 2), colors=(0, 0), names=(("a", "b", "c", "d", "e"), ("x", "y", "z"))),
-    "empty boards": dict(objects=(0, 2), shapes=(0, 0), colors=(0, 0)),
+    "paper": {"objects": (9, 9), "shapes": (4, 4), "colors": (4, 4)},
+    "ranges": {"objects": (4, 14), "shapes": (0, 3), "colors": (1, 4)},
+    "free draws": {"objects": (1, 36), "shapes": (0, 0), "colors": (0, 0)},
+    "custom sets": {"objects": (5, 5), "shapes": (2, 2), "colors": (0, 0),
+                    "names": (("a", "b", "c", "d", "e"), ("x", "y", "z"))},
+    "empty boards": {"objects": (0, 2), "shapes": (0, 0), "colors": (0, 0)},
 }
 
 
