@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 
 from zoo import AgentEntry, EnvEntry, Params, ReporterEntry, hookimpl
@@ -23,6 +25,16 @@ class AtariEnvParams(Params):
         return resolve_game(value)
 
 
+class SyntheticAtariParams(Params):
+    """A SyntheticAtari game (specs/ale.md §11): ALE-like screens and RAM without ale-py."""
+
+    game: Literal["catch", "corridor-with-trap"] = Field(description="catch: a paddle catches a falling ball (+1/-1); "
+                                                         "corridor-with-trap: +1 now and -10 later, or +5 later")
+    frame_skip: int = Field(default=1, ge=1, le=100, description="frames per decision (rewards summed)")
+    max_episode_frames: int = Field(default=18_000, ge=1, le=10**7, description="episode cap in frames (truncation)")
+    full_action_space: bool = Field(default=True, description="ALE's 18 actions instead of NOOP, RIGHT, LEFT")
+
+
 def make_env(params: AtariEnvParams, seed: int | None):
     from .env import make_atari_env
 
@@ -41,10 +53,23 @@ def make_baseline(params, context):
     return BaselineAgent(params, context)
 
 
+def make_synthetic_env(params: SyntheticAtariParams, seed: int | None):
+    from .synthetic_env import SyntheticAtariEnv
+
+    env = SyntheticAtariEnv(params.game, frame_skip=params.frame_skip, max_episode_frames=params.max_episode_frames,
+                            full_action_space=params.full_action_space)
+    if seed is not None:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+    return env
+
+
 @hookimpl
 def register_envs(register):
     register(EnvEntry(name="atari", params=AtariEnvParams, factory=make_env, vector_factory=make_vector_env,
                       description="an Atari 2600 game (ale-py) under a named protocol"))
+    register(EnvEntry(name="synthetic-atari", params=SyntheticAtariParams, factory=make_synthetic_env,
+                      description="SyntheticAtari Catch or Corridor-with-trap: ALE-like screens and RAM, no ale-py"))
 
 
 @hookimpl

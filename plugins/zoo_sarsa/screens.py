@@ -73,10 +73,17 @@ def sample_screens(ale, frames: int, seed: int, *, hold: int = 5, prefix_max: in
 _backgrounds: dict[tuple, np.ndarray] = {}
 
 
+def game_key(env) -> tuple:
+    """Envs of one game share a background: an ale-py AtariEnv's ROM and mode, or a SyntheticAtari game."""
+    unwrapped = env.unwrapped
+    if hasattr(unwrapped, "_game_mode"):
+        return "ale", unwrapped._game, unwrapped._game_mode
+    return "synthetic", unwrapped.game
+
+
 def game_background(env, frames: int, seed: int) -> np.ndarray:
     """The background of `env`'s game from `frames` sampled frames (cached per game, frames and seed)."""
-    unwrapped = env.unwrapped
-    key = (unwrapped._game, unwrapped._game_mode, frames, seed)
+    key = (*game_key(env), frames, seed)
     if key not in _backgrounds:
-        _backgrounds[key] = background_mode(sample_screens(unwrapped.ale, frames, seed))
+        _backgrounds[key] = background_mode(sample_screens(env.unwrapped.ale, frames, seed))
     return _backgrounds[key]

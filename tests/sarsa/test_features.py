@@ -160,3 +160,22 @@ def test_disco_adds_instances_of_a_class_in_the_same_tile():
     counts = np.bincount(disco.from_screen(s), minlength=disco.size)
     block = counts[square * (disco.block + 1): (square + 1) * (disco.block + 1)]
     assert sorted(block[block > 0].tolist()) == [2] * 5  # 4 tilings + the instance count
+
+
+def test_known_vectors_on_a_synthetic_atari_catch_screen():
+    from zoo_atari.synthetic_env import SyntheticAtariEnv
+
+    env = SyntheticAtariEnv("catch")
+    env.reset(seed=0)
+    screen, ram = env.ale.getScreen(), env.ale.getRAM()
+    assert ram[:3].tolist() == [0, 4, 2]  # ball row 0, column 4; paddle column 2
+    # the ball (0x44, 8 x 9 px) covers x 140-147, y 6-14: tile (0, 14); the paddle (0x1E, 32 x 6 px)
+    # covers x 64-95, y 196-201: tiles (13, 6) to (13, 9)
+    black = np.zeros((210, 160), np.uint8)
+    paddle = [(13 * 16 + col) * 128 + 0x0F for col in range(6, 10)]
+    assert BasicFeatures(black).from_screen(screen).tolist() == [14 * 128 + 0x22] + paddle
+    bass_base = [14 * 8 + 2] + [(13 * 16 + col) * 8 + 7 for col in range(6, 10)]
+    assert BassFeatures(black).from_screen(screen).tolist() == with_pairs(np.array(bass_base), 1792).tolist()
+    ball_column_bit, paddle_column_bit = 8 * 1 + 2, 8 * 2 + 1  # 4 = 0b100 in byte 1, 2 = 0b10 in byte 2
+    assert RamFeatures().from_ram(ram).tolist() == [ball_column_bit, paddle_column_bit,
+                                                    int(pair_index(ball_column_bit, paddle_column_bit, 1024))]
