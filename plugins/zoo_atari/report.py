@@ -3,8 +3,9 @@
 A trial's score is its mean evaluation return when the run evaluated, else its mean training
 return over the last 10% of episodes. Runs are grouped by algorithm (agent, and feature map when
 it has one); each group gets mean/median/IQM HNS with bootstrap intervals over its games, the
-inter-algorithm normalisation over the groups, score-distribution curves and paired Welch tests.
-Every row names the protocol that produced it.
+baseline-set normalisation (over the report's ale-baseline runs of the game, else the ALE paper's
+3-agent proxy: ``baseline_set``), the inter-algorithm normalisation over the groups,
+score-distribution curves and paired Welch tests. Every row names the protocol that produced it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from zoo.report import final_returns
 from zoo.store import RunFolder, atomic_write_text
 
 from . import scores as S
+from .baseline_set import baseline_sets, label
 from .games import display_name
 
 
@@ -33,13 +35,13 @@ def run_facts(run: RunFolder) -> dict[str, Any]:
     agent = spec["agent"]
     features = agent.get("features", {}).get("type") if isinstance(agent.get("features"), dict) else None
     protocol = spec["env"]["protocol"]
-    return {"run": run.manifest()["id"], "game": spec["env"]["game"], "protocol": protocol,
+    return {"run": run.manifest()["id"], "game": spec["env"]["game"], "protocol": protocol, "agent": agent,
             "algorithm": agent["type"] + (f"/{features}" if features else ""),
             "source": "eval" if evals else "training", "trial_scores": trial_scores}
 
 
-def score_row(facts: dict[str, Any]) -> dict[str, Any]:
-    """The normalised scores of one run's mean score."""
+def score_row(facts: dict[str, Any], baselines: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The normalised scores of one run's mean score (baseline-set normalised when `baselines` has its game)."""
     row = dict(facts)
     trial_scores = facts["trial_scores"]
     if not trial_scores:
@@ -54,18 +56,26 @@ def score_row(facts: dict[str, Any]) -> dict[str, Any]:
     ale_random = S.column("ale-scores.csv", "random")
     if game in ale_random:
         row["ale_random_normalised"] = float(S.random_normalised(score, ale_random[game]))
+    if baselines and game in baselines:
+        row["baseline_normalised"] = float(S.baseline_normalised(score, baselines[game]["scores"]))
+        row["baseline_set"] = label(baselines[game])
     return row
 
 
 def report_atari(runs: list[RunFolder], out: Path) -> list[Path]:
     """Write report.md, summary.json and score_distribution.png for Atari runs."""
-    rows = [score_row(run_facts(run)) for run in runs]
+    facts = [run_facts(run) for run in runs]
+    baselines = baseline_sets(facts)
+    rows = [score_row(f, baselines) for f in facts]
     groups = _by_algorithm(rows)
     aggregates = {name: _aggregate(group) for name, group in groups.items()}
     inter = _inter_algorithm(groups)
     paired = {f"{a} vs {b}": list(v) for (a, b), v in S.paired_table(
         {name: {r["game"]: r["trial_scores"] for r in group} for name, group in groups.items()}).items()}
-    summary = {"runs": rows, "aggregates": aggregates, "inter_algorithm": inter, "paired_welch_0.01": paired}
+    sets = {game: {**entry, "protocols": sorted({_protocol_label(p) for p in entry["protocols"]})}
+            for game, entry in baselines.items()}
+    summary = {"runs": rows, "aggregates": aggregates, "baseline_sets": sets, "inter_algorithm": inter,
+               "paired_welch_0.01": paired}
     paths = [out / "report.md", out / "summary.json", out / "score_distribution.png"]
     atomic_write_text(paths[0], _markdown(rows, aggregates, inter, paired))
     atomic_write_text(paths[1], json.dumps(summary, indent=2, default=_plain) + "\n")
@@ -104,6 +114,7 @@ def _aggregate(group: list[dict[str, Any]]) -> dict[str, Any]:
            "hwrb": sum(r["record_broken"] for r in with_refs)}
     for metric in ("hns", "hwrns", "saber"):
         out[metric] = S.aggregate([r[metric] for r in with_refs])
+    out["baseline_normalised"] = S.aggregate([r["baseline_normalised"] for r in group if "baseline_normalised" in r])
     return out
 
 
@@ -127,19 +138,21 @@ def _protocol_label(protocol: dict[str, Any]) -> str:
 
 def _markdown(rows, aggregates, inter, paired) -> str:
     lines = ["# Atari runs", "", "| run | game | protocol | algorithm | trials | score | HNS | HWRNS | SABER | record | "
-             "ALE random-norm. |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "ALE random-norm. | baseline-norm. (set) |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['run']} | {display_name(r['game'])} | {_protocol_label(r['protocol'])} | {r['algorithm']} | "
                      f"{len(r['trial_scores'])} ({r['source']}) | {_num(r.get('score'))} | {_pct(r.get('hns'))} | "
                      f"{_pct(r.get('hwrns'))} | {_pct(r.get('saber'))} | {'yes' if r.get('record_broken') else 'no'} | "
-                     f"{_num(r.get('ale_random_normalised'))} |")
+                     f"{_num(r.get('ale_random_normalised'))} | {_num(r.get('baseline_normalised'))}"
+                     f"{' (' + r['baseline_set'] + ')' if 'baseline_set' in r else ''} |")
     lines += ["", "## Per algorithm (95% bootstrap intervals over games)", "",
-              "| algorithm | games | protocols | mean HNS | median HNS | IQM HNS | mean SABER | median SABER | HWRB |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| algorithm | games | protocols | mean HNS | median HNS | IQM HNS | mean SABER | median SABER | HWRB | "
+              "mean baseline-norm. | median baseline-norm. |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, a in sorted(aggregates.items()):
         lines.append(f"| {name} | {a['games']} | {'; '.join(a['protocols'])} | {_stat(a['hns'], 'mean')} | "
                      f"{_stat(a['hns'], 'median')} | {_stat(a['hns'], 'iqm')} | {_stat(a['saber'], 'mean')} | "
-                     f"{_stat(a['saber'], 'median')} | {a['hwrb']} |")
+                     f"{_stat(a['saber'], 'median')} | {a['hwrb']} | {_num(a['baseline_normalised']['mean'])} | "
+                     f"{_num(a['baseline_normalised']['median'])} |")
     if inter:
         lines += ["", "## Inter-algorithm normalised (ALE paper)", "", "| algorithm | games | mean | median |",
                   "|---|---|---|---|"]

@@ -10,6 +10,8 @@ import pytest
 from zoo.registry import get_registry
 from zoo.report import compare, report
 from zoo.run import execute_run, prepare_run
+from zoo_atari.baseline_set import agents, baseline_sets
+from zoo_atari.report import score_row
 
 SPEC = """
 name: {name}
@@ -50,6 +52,33 @@ def test_const_plays_one_action_per_trial_and_the_report_normalises(runs, tmp_pa
     assert set(summary["aggregates"]) == {"ale-baseline"}  # same agent type: one group
     text = (tmp_path / "report.md").read_text()
     assert "ale2013 (max_episode_frames=600)" in text and "mean HNS" in text and "IQM HNS" in text
+    # the baseline set of pong: the random agent, and one const agent per trial (trial t plays action t)
+    random_row, const_row = rows[random_run.manifest()["id"]], rows[const_run.manifest()["id"]]
+    members = [np.mean(random_row["trial_scores"]), *const_row["trial_scores"]]
+    assert summary["baseline_sets"]["pong"]["scores"] == pytest.approx(members)
+    assert summary["baseline_sets"]["pong"]["protocols"] == ["ale2013 (max_episode_frames=600)"]
+    low, high = min(members), max(members)
+    for row in rows.values():
+        expected = (row["score"] - low) / (high - low) if high > low else float("nan")
+        assert row["baseline_normalised"] == pytest.approx(expected, nan_ok=True) and row["baseline_set"] == "3 agents, runs"
+    assert "baseline-norm." in text
+
+
+def test_baseline_agents_of_a_run():
+    def facts(policy, action, scores):
+        return {"agent": {"type": "ale-baseline", "policy": policy, "action": action}, "trial_scores": scores}
+
+    assert agents(facts("const", "per_trial", [1.0, 3.0])) == [1.0, 3.0]
+    assert agents(facts("perturb", 4, [2.0, 4.0])) == [3.0] == agents(facts("random", "per_trial", [2.0, 4.0]))
+    assert agents({"agent": {"type": "sarsa"}, "trial_scores": [5.0]}) == []
+
+
+def test_without_baseline_runs_the_ale_table_gives_a_three_agent_proxy():
+    sarsa = {"game": "freeway", "agent": {"type": "sarsa"}, "trial_scores": [11.0, 11.5], "protocol": {"name": "ale2013"}}
+    sets = baseline_sets([sarsa])
+    assert sets["freeway"]["scores"] == [0.0, 21.0, 22.5]  # random, best const, best perturb of the ALE paper
+    row = score_row(sarsa, sets)
+    assert row["baseline_normalised"] == pytest.approx(0.5) and row["baseline_set"] == "3 agents, ale-scores.csv (proxy)"
 
 
 def test_compare_runs_a_welch_test(runs):
