@@ -15,8 +15,8 @@ rho^(u - start) at update u (rho = gamma lambda) until the cutoff ends it, so it
 ``start`` alone, and an update only appends alpha_u delta_u to prefix sums. A weight receives its
 trace's share, sum_u alpha_u delta_u rho^(u - start), when it is read or marked again, and every
 weight at the end of an epoch (a few dozen updates, so that rho^-epoch stays small and the prefix
-sums lose no precision) or of an episode. A decision then costs O(|F| * actions) whatever the number
-of live traces; ``weights()`` gives theta with everything applied.
+sums lose no precision) or of an episode. A decision then costs O(|F| * actions), plus one pass over
+the live traces per epoch; ``weights()`` gives theta with everything applied.
 """
 
 from __future__ import annotations
