@@ -9,11 +9,12 @@ skipped ones and no-op starts included, ALE's internal reset frames excluded, in
 CPU time is the process's (time.process_time, all its threads: the vector env's worker included);
 torch, BLAS and the vector env's workers are pinned to one thread.
 
-Shared machines: each round gives every pipeline one slice of --seconds CPU-s, in a rotated order,
-so that load from other processes hits them alike; each figure is the best of --rounds rounds (the
-least disturbed), with the spread over rounds and the load average printed alongside.
+Shared machines: a round gives every pipeline --seconds CPU-s in --turns short turns, round-robin,
+so that load from other processes falls on all of them alike; each figure is the best of --rounds
+rounds (the least disturbed), with the spread over rounds and the load average printed alongside.
 
-    python benchmarks/atari_throughput.py [--seconds 1] [--rounds 5] [--games breakout pong] [--num-envs 4]
+    python benchmarks/atari_throughput.py [--seconds 2] [--turns 10] [--rounds 5] [--games breakout pong]
+                                          [--num-envs 4]
                                           [--sarsa-game freeway] [--features basic bass disco lsh ram]
 """
 
@@ -37,22 +38,22 @@ TARGET_OF_RAW, TARGET_OVER_SB3, TARGET_BASS = 0.70, 1.4, 500
 Work = Callable[[], int]
 
 
-def rate(work: Work, seconds: float) -> float:
-    """Units per CPU-second of `work` over about `seconds` CPU-seconds."""
-    start, done = time.process_time(), 0
-    while time.process_time() - start < seconds:
-        done += work()
-    return done / (time.process_time() - start)
-
-
-def best_of_rounds(works: dict[str, Work], seconds: float, rounds: int) -> dict[str, list[float]]:
-    """Per work, its rate in each round; each round runs every work once, the order rotated per round."""
+def interleaved_rates(works: dict[str, Work], seconds: float, rounds: int, turns: int) -> dict[str, list[float]]:
+    """Per work, its units per CPU-second in each round. A round gives every work `seconds` CPU-seconds
+    in `turns` turns, round-robin, so that load from other processes falls on all works alike."""
     for work in works.values():
         work()  # warm-up
-    names, rates = list(works), {name: [] for name in works}
-    for r in range(rounds):
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            rates[name].append(rate(works[name], seconds))
+    rates: dict[str, list[float]] = {name: [] for name in works}
+    for _ in range(rounds):
+        done, spent = dict.fromkeys(works, 0), dict.fromkeys(works, 0.0)
+        for _ in range(turns):
+            for name, work in works.items():
+                start = time.process_time()
+                while time.process_time() - start < seconds / turns:
+                    done[name] += work()
+                spent[name] += time.process_time() - start
+        for name in works:
+            rates[name].append(done[name] / spent[name])
     return rates
 
 
@@ -161,9 +162,9 @@ def sb3_pipeline(game: str, num_envs: int) -> Work:
 
 
 def sarsa_pipeline(game: str, feature: str) -> Work:
-    """Training decisions of SARSA(lambda) under ale2013, episodes cut at 2,500 frames (500 decisions) so
-    that a slice ends within a fraction of a CPU-second even at RAM's rate. Preprocessing (background,
-    DISCO's classes from 6,000 frames instead of 36,000) happens here, before any timing."""
+    """Training decisions of SARSA(lambda) under ale2013, episodes cut at 1,000 frames (200 decisions, twice
+    the traces' reach) so that a turn ends within about a CPU-second even at RAM's rate. Preprocessing
+    (background, DISCO's classes from 6,000 frames instead of 36,000) happens here, before any timing."""
     from types import SimpleNamespace
 
     from zoo.registry import get_registry
@@ -171,7 +172,7 @@ def sarsa_pipeline(game: str, feature: str) -> Work:
 
     get_registry()
     features = {"type": feature, **({"preprocessing_frames": 6000} if feature == "disco" else {})}
-    protocol = Protocol.model_validate({"name": "ale2013", "max_episode_frames": 2500})
+    protocol = Protocol.model_validate({"name": "ale2013", "max_episode_frames": 1000})
     logger = SimpleNamespace(log=lambda *a, **k: None)
     context = SimpleNamespace(seed=0, make_env=lambda seed: make_atari_env(game, protocol, seed), logger=logger)
     agent = SarsaAgent(SarsaParams.model_validate({"features": features}), context)
@@ -199,20 +200,25 @@ def report_game(game: str, rates: dict[str, list[float]], names: list[str]) -> N
     ok = vector / raw >= TARGET_OF_RAW and vector / sb3 >= TARGET_OVER_SB3
     print(f"  dqn2015 vector {vector / raw:.0%} of raw, {vector / sb3:.2f}x SB3 (target >= {TARGET_OF_RAW:.0%}, "
           f">= {TARGET_OVER_SB3}x): {'met' if ok else 'NOT met'}")
+    of_raw, over_sb3 = (np.divide(rates["dqn2015 vector"], rates[peer]) for peer in ("raw", "sb3"))
+    print(f"  the same within each round (one load for all): {np.median(of_raw):.0%} of raw "
+          f"({of_raw.min():.0%}-{of_raw.max():.0%}), {np.median(over_sb3):.2f}x SB3 "
+          f"({over_sb3.min():.2f}-{over_sb3.max():.2f}x), medians over rounds")
 
 
-def report_sarsa(game: str, features: list[str], seconds: float, rounds: int) -> None:
+def report_sarsa(game: str, features: list[str], seconds: float, rounds: int, turns: int) -> None:
     print(f"\n(d) SARSA(lambda) training decisions per CPU-second on {game} (ale2013, 5 frames each), "
           f"best of {rounds} rounds")
     works = {feature: sarsa_pipeline(game, feature) for feature in features}
-    for feature, rates in best_of_rounds(works, seconds, rounds).items():
+    for feature, rates in interleaved_rates(works, seconds, rounds, turns).items():
         note = f"  (target >= {TARGET_BASS}: {'met' if max(rates) >= TARGET_BASS else 'NOT met'})" if feature == "bass" else ""
         print(f"  {feature:<6} {max(rates):>8,.0f}  ({spread(rates)}){note}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0, help="CPU-seconds per pipeline and round (SARSA: twice)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU-seconds per pipeline and round (SARSA: twice)")
+    parser.add_argument("--turns", type=int, default=10, help="turns per pipeline and round (SARSA: a fifth)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (figures are the best round's)")
     parser.add_argument("--games", nargs="+", default=["breakout", "pong"])
     parser.add_argument("--num-envs", type=int, default=4, help="copies in the vector envs and SB3's DummyVecEnv")
@@ -232,9 +238,9 @@ def main() -> None:
         for name, protocol in protocols.items():
             works[f"{name} wrappers"] = wrapper_pipeline(game, protocol)
             works[f"{name} vector"] = vector_pipeline(make_atari_vector_env(game, protocol, args.num_envs), args.num_envs)
-        report_game(game, best_of_rounds(works, args.seconds, args.rounds), list(protocols))
+        report_game(game, interleaved_rates(works, args.seconds, args.rounds, args.turns), list(protocols))
     if args.features:
-        report_sarsa(args.sarsa_game, args.features, args.seconds * 2, args.rounds)
+        report_sarsa(args.sarsa_game, args.features, args.seconds * 2, args.rounds, max(1, args.turns // 5))
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 
