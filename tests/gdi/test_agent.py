@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from scipy.stats import kstest
 
 from zoo import ZooError
 from zoo.errors import SpecError
@@ -145,5 +146,10 @@ def test_learns_cartpole(agent, threshold, tmp_path):
     diagnostics = [r for r in rows if "learner/rho" in r]
     assert np.mean(returns[-20:]) >= threshold
     assert all(np.isfinite(r["learner/loss"]) for r in diagnostics)
-    behaviors = np.array([r["behavior/beta2"] for r in rows if "behavior/beta2" in r])
-    assert abs(behaviors[-100:].mean() - 25.0) > 2.0  # the choices moved away from the uniform mean
+    # the bandits' last 100 choices are not uniform over the behavior space (KS test on each coordinate;
+    # seed 0 measured, for H3, eps mean 0.31 and std 0.24 against 0.5 and 0.29 when uniform)
+    p_values = []
+    for coordinate in built.agent.space.coordinates:
+        chosen = [r[f"behavior/{coordinate.name}"] for r in rows if f"behavior/{coordinate.name}" in r][-100:]
+        p_values.append(kstest(chosen, "uniform", args=(coordinate.low, coordinate.high - coordinate.low)).pvalue)
+    assert min(p_values) < 1e-3
