@@ -207,8 +207,8 @@ def report_game(game: str, rates: dict[str, list[float]], names: list[str]) -> N
 
 
 def report_sarsa(game: str, features: list[str], seconds: float, rounds: int, turns: int) -> None:
-    print(f"\n(d) SARSA(lambda) training decisions per CPU-second on {game} (ale2013, 5 frames each), "
-          f"best of {rounds} rounds")
+    print(f"\n(d) SARSA(lambda) training decisions per CPU-second on {game} (ale2013, 5 frames each, episodes "
+          f"cut at 1,000 frames), best of {rounds} rounds")
     works = {feature: sarsa_pipeline(game, feature) for feature in features}
     for feature, rates in interleaved_rates(works, seconds, rounds, turns).items():
         note = f"  (target >= {TARGET_BASS}: {'met' if max(rates) >= TARGET_BASS else 'NOT met'})" if feature == "bass" else ""
