@@ -5,7 +5,7 @@ The public API for plugin authors is what this module exports.
 
 from .agent import Agent, TrialContext
 from .entries import (
-    AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, NoParams, Params, ReporterEntry, RuleSetEntry,
+    AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, NoParams, Params, ReporterEntry, RuleSetEntry, seeded_env,
 )
 from .errors import ZooError
 from .hookspecs import hookimpl
@@ -15,5 +15,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent", "AgentEntry", "EnvEntry", "FeatureEntry", "MetaControllerEntry", "MetricLogger", "NoParams",
-    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "__version__",
+    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "seeded_env", "__version__",
 ]

@@ -29,6 +29,14 @@ class Entry:
     plugin: str = field(default="", compare=False)  # filled in by the registry
 
 
+def seeded_env(env, seed: int | None):
+    """`env` as an env factory returns it: reset with `seed` and its action space seeded (untouched if None)."""
+    if seed is not None:
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+    return env
+
+
 @dataclass(frozen=True)
 class EnvEntry(Entry):
     """An environment: ``factory(params, seed) -> env`` (a gymnasium.Env for most agents).

@@ -16,6 +16,8 @@ from typing import Any
 
 import gymnasium
 
+from zoo import seeded_env
+
 from .protocols import Protocol
 
 NATIVE_SIZE = (210, 160)
@@ -73,10 +75,7 @@ def make_atari_env(game: str, protocol: Protocol, seed: int | None = None) -> gy
     env = FrameStackObservation(env, protocol.frame_stack, padding_type="zero")
     if protocol.life_loss_terminal:
         env = LifeLossTerminal(env)
-    if seed is not None:
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-    return env
+    return seeded_env(env, seed)
 
 
 def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: int | None = None):
@@ -102,8 +101,5 @@ def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: in
         noop_max=protocol.noop_max, episodic_life=False, life_loss_info=protocol.life_loss_terminal,
         reward_clipping=protocol.reward_clip, use_fire_reset=False,
     )
-    if seed is not None:
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-    return env
+    return seeded_env(env, seed)
 

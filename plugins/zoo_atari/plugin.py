@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from zoo import AgentEntry, EnvEntry, Params, ReporterEntry, hookimpl
+from zoo import AgentEntry, EnvEntry, Params, ReporterEntry, hookimpl, seeded_env
 
 from .protocols import Protocol
 
@@ -58,10 +58,7 @@ def make_synthetic_env(params: SyntheticAtariParams, seed: int | None):
 
     env = SyntheticAtariEnv(params.game, frame_skip=params.frame_skip, max_episode_frames=params.max_episode_frames,
                             full_action_space=params.full_action_space)
-    if seed is not None:
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-    return env
+    return seeded_env(env, seed)
 
 
 @hookimpl

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator, model_validator
 
-from zoo import EnvEntry, Params, RuleSetEntry, hookimpl
+from zoo import EnvEntry, Params, RuleSetEntry, hookimpl, seeded_env
 
 from .board import LEGACY_COLORS, LEGACY_SHAPES
 from .errors import RuleSyntaxError
@@ -92,10 +92,7 @@ def make_env(params: GohrEnvParams, seed: int | None):
 
     env = GohrEnv(load_named_rules(params.rule), board_source(params.board), horizon=params.horizon,
                   shapes=tuple(params.board.shapes), colors=tuple(params.board.colors))
-    if seed is not None:
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-    return env
+    return seeded_env(env, seed)
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from zoo import EnvEntry, Params, hookimpl
+from zoo import EnvEntry, Params, hookimpl, seeded_env
 from zoo.errors import did_you_mean
 
 
@@ -33,10 +33,7 @@ def make_gym_env(params: GymEnvParams, seed: int | None):
     import gymnasium
 
     env = gymnasium.make(params.id, max_episode_steps=params.max_episode_steps, **params.kwargs)
-    if seed is not None:
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-    return env
+    return seeded_env(env, seed)
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from zoo import EnvEntry, Params, hookimpl
+from zoo import EnvEntry, Params, hookimpl, seeded_env
 
 Game = Literal["asterix", "breakout", "freeway", "seaquest", "space_invaders"]
 
@@ -26,10 +26,7 @@ def make_minatar_env(params: MinAtarParams, seed: int | None):
     from .env import MinAtarEnv
 
     env = MinAtarEnv(params)
-    if seed is not None:
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-    return env
+    return seeded_env(env, seed)
 
 
 @hookimpl
