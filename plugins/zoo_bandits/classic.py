@@ -3,7 +3,8 @@
 The factorized bandits keep one arm per block of each coordinate. Episode returns have no fixed
 scale, so UCB1 rescales arm means by the min and max return seen, the sliding-window UCB by those
 of its window, and Thompson sampling z-scores them by the running mean and std of all returns.
-Their best region (`best`) is per coordinate the block with the highest raw mean return.
+Their best region (`best`) is per coordinate the block with the highest raw mean return (for
+Thompson sampling too: its posterior mean would shrink rarely tried blocks).
 """
 
 from __future__ import annotations
@@ -70,14 +71,44 @@ class UCB1Params(Params):
     exploration: float = Field(default=2.0, ge=0, description="c in mean + sqrt(c * ln t / n)")
 
 
-class UCB1(Stateful):
-    _state = ("counts", "sums", "low", "high")
+class PerCoordinate(Stateful):
+    """A factorized bandit: each coordinate's block is picked on its own (`_pick`), a point drawn inside."""
 
-    def __init__(self, params: UCB1Params, space: BehaviorSpace, rng: np.random.Generator):
-        self.space, self.rng, self.c = space, rng, params.exploration
+    space: BehaviorSpace
+
+    def _pick(self, k: int) -> int:
+        raise NotImplementedError
+
+    def sample(self) -> Choice:
+        return choice_in_blocks(self.space, [self._pick(k) for k in range(self.space.dim)], self.rng)
+
+
+class BlockReturns(PerCoordinate):
+    """Per coordinate and block: how many episodes chose it and the sum of their returns."""
+
+    _state = ("counts", "sums")
+
+    def __init__(self, space: BehaviorSpace, rng: np.random.Generator):
+        self.space, self.rng = space, rng
         size = max(c.blocks for c in space.coordinates)
         self.counts = np.zeros((space.dim, size))
         self.sums = np.zeros((space.dim, size))
+
+    def best(self, rng: np.random.Generator) -> Choice:
+        return greedy_choice(self.space, self.sums, self.counts, rng)
+
+    def update(self, choice: Choice, episode_return: float) -> None:
+        for k, block in enumerate(blocks_of(self.space, choice.value)):
+            self.counts[k, block] += 1
+            self.sums[k, block] += episode_return
+
+
+class UCB1(BlockReturns):
+    _state = (*BlockReturns._state, "low", "high")
+
+    def __init__(self, params: UCB1Params, space: BehaviorSpace, rng: np.random.Generator):
+        super().__init__(space, rng)
+        self.c = params.exploration
         self.low, self.high = np.array(np.inf), np.array(-np.inf)
 
     def _pick(self, k: int) -> int:
@@ -89,16 +120,8 @@ class UCB1(Stateful):
         means = (sums / counts - self.low) / spread if spread > 0 else np.full(n, 0.5)
         return int(top_k(means + np.sqrt(self.c * np.log(counts.sum()) / counts), 1, self.rng)[0])
 
-    def sample(self) -> Choice:
-        return choice_in_blocks(self.space, [self._pick(k) for k in range(self.space.dim)], self.rng)
-
-    def best(self, rng: np.random.Generator) -> Choice:
-        return greedy_choice(self.space, self.sums, self.counts, rng)
-
     def update(self, choice: Choice, episode_return: float) -> None:
-        for k, block in enumerate(blocks_of(self.space, choice.value)):
-            self.counts[k, block] += 1
-            self.sums[k, block] += episode_return
+        super().update(choice, episode_return)
         self.low, self.high = np.minimum(self.low, episode_return), np.maximum(self.high, episode_return)
 
 
@@ -110,7 +133,7 @@ class SlidingWindowParams(Params):
     epsilon: float = Field(default=0.5, ge=0, le=1, description="probability of a uniformly random block")
 
 
-class SlidingWindowUCB(Stateful):
+class SlidingWindowUCB(PerCoordinate):
     def __init__(self, params: SlidingWindowParams, space: BehaviorSpace, rng: np.random.Generator):
         self.space, self.rng, self.params = space, rng, params
         self.history: deque[tuple[list[int], float]] = deque(maxlen=params.window)
@@ -129,9 +152,6 @@ class SlidingWindowUCB(Stateful):
         spread = returns.max() - returns.min()
         means = (sums / counts - returns.min()) / spread if spread > 0 else np.full(n, 0.5)
         return int(top_k(means + self.params.beta * np.sqrt(1.0 / counts), 1, self.rng)[0])
-
-    def sample(self) -> Choice:
-        return choice_in_blocks(self.space, [self._pick(k) for k in range(self.space.dim)], self.rng)
 
     def best(self, rng: np.random.Generator) -> Choice:
         """The greedy blocks of the episodes in the window."""
@@ -161,14 +181,12 @@ class ThompsonParams(Params):
     prior_variance: float = Field(default=1.0, gt=0)
 
 
-class Thompson(Stateful):
-    _state = ("counts", "sums", "moments")
+class Thompson(BlockReturns):
+    _state = (*BlockReturns._state, "moments")
 
     def __init__(self, params: ThompsonParams, space: BehaviorSpace, rng: np.random.Generator):
-        self.space, self.rng, self.prior = space, rng, params.prior_variance
-        size = max(c.blocks for c in space.coordinates)
-        self.counts = np.zeros((space.dim, size))
-        self.sums = np.zeros((space.dim, size))
+        super().__init__(space, rng)
+        self.prior = params.prior_variance
         self.moments = np.zeros(3)  # n, sum, sum of squares of all returns
 
     def _pick(self, k: int) -> int:
@@ -182,15 +200,6 @@ class Thompson(Stateful):
         draws = self.rng.normal(counts * z / precision, 1.0 / np.sqrt(precision))
         return int(np.argmax(draws))
 
-    def sample(self) -> Choice:
-        return choice_in_blocks(self.space, [self._pick(k) for k in range(self.space.dim)], self.rng)
-
-    def best(self, rng: np.random.Generator) -> Choice:
-        """The greedy blocks by raw mean return (not the posterior mean, which shrinks rarely tried blocks)."""
-        return greedy_choice(self.space, self.sums, self.counts, rng)
-
     def update(self, choice: Choice, episode_return: float) -> None:
-        for k, block in enumerate(blocks_of(self.space, choice.value)):
-            self.counts[k, block] += 1
-            self.sums[k, block] += episode_return
+        super().update(choice, episode_return)
         self.moments += [1.0, episode_return, episode_return ** 2]
