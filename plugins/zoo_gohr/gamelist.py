@@ -46,11 +46,7 @@ class GameList:
                     del single[cell]
                     at.append(i * CELLS + cell)
                     states.append(CROWDED)
-            self.finish[i] = game.finish
-            if game.finish:
-                over.append(i)
-            else:
-                self._note_hints(i, at, states)
+            self._note_outcome(i, at, states, over)
         self._write(at, states, over)
         return occupied, board
 
@@ -62,18 +58,18 @@ class GameList:
         for i, cell, b in zip(envs.tolist(), cells.tolist(), buckets.tolist()):
             self.state[i, cell] = EMPTY
             piece = self._pieces[i][self._single[i].pop(cell)]
-            game = self.games[i]
-            result = game.move(piece.id, b)
+            result = self.games[i].move(piece.id, b)
             assert result.accepted, "cell states out of sync with the game"
-            self.finish[i] = game.finish
-            if game.finish:
-                over.append(i)
-            else:
-                self._note_hints(i, at, states)
+            self._note_outcome(i, at, states, over)
         self._write(at, states, over)
 
-    def _note_hints(self, i: int, at: list[int], states: list[int]) -> None:
-        """Add the hint masks of env i's movable-by-cell pieces to the state writes."""
+    def _note_outcome(self, i: int, at: list[int], states: list[int], over: list[int]) -> None:
+        """After env i's board changed: its finish, and while it plays on, the hint masks of its
+        movable-by-cell pieces added to the state writes."""
+        self.finish[i] = self.games[i].finish
+        if self.finish[i]:
+            over.append(i)
+            return
         single, hints = self._single[i], self.games[i].slot_hints()
         at += (i * CELLS + cell for cell in single)
         states += map(hints.__getitem__, single.values())
