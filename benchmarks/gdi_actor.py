@@ -10,7 +10,9 @@ Every loop steps its own ale-py vector env of the zoo_atari plugin (Agent57/GDI 
   gdi-nature  GDI-I3's actor built from a spec (env {type: atari, ...}, the plugin's vector factory,
               bandit population per env, mixture policy, sequences written into the replay) with the
               Nature CNN and no LSTM, i.e. SB3's network;
-  gdi-impala  the same with the cpu_small network (IMPALA 16/32/32, one block, LSTM 128).
+  gdi-int8    the same acting with int8 Linear weights (actor_precision: int8);
+  gdi-impala  the same as gdi-nature with the cpu_small network (IMPALA 16/32/32, one block, LSTM 128).
+It also prints what an int8 actor pays each time it pulls a new version of the weights.
 The loops run in interleaved rounds and each reports the median rate, so that load from other
 processes on a shared machine hits all of them alike.
 
@@ -31,6 +33,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 PROTOCOL = "agent57"
+NATURE = "{torso: nature, embedding: 512, lstm: 0}"
 
 
 def vector_env(game: str, envs: int):
@@ -103,18 +106,32 @@ def bare_loop(game, envs):
     return step
 
 
-def gdi_loop(game, envs, network: str, folder: Path):
+def gdi_actor(game, envs, network: str, folder: Path, precision: str = "float32"):
     from zoo.registry import get_registry
     from zoo.run import build_trial
     from zoo.spec import load_spec_text
 
     spec = load_spec_text(
         f"env: {{type: atari, game: {game}, protocol: {{name: {PROTOCOL}}}}}\n"
-        f"agent: {{type: gdi-i3, num_envs: {envs}, capacity: 64, burn_in: 20, length: 40, gamma: 0.997, network: {network}}}\n"
+        f"agent: {{type: gdi-i3, num_envs: {envs}, capacity: 64, burn_in: 20, length: 40, gamma: 0.997, "
+        f"actor_precision: {precision}, network: {network}}}\n"
         "budget: {steps: 1000000}\n", get_registry())
     built = build_trial(spec, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
-    actor = built.agent.system.actor
+    return built.agent.system.actor
+
+
+def gdi_loop(game, envs, network: str, folder: Path, precision: str = "float32"):
+    actor = gdi_actor(game, envs, network, folder, precision)
     return lambda: actor.run(1)
+
+
+def requantization_ms(actor, repeats: int = 10) -> float:
+    """CPU milliseconds an int8 actor spends on a pull that brings a new version."""
+    weights = {name: value.clone() for name, value in actor.net.state_dict().items()}
+    start = time.process_time()
+    for version in range(repeats):
+        actor.load_weights(weights, actor.version + 1)
+    return (time.process_time() - start) / repeats * 1e3
 
 
 def main():
@@ -131,7 +148,8 @@ def main():
             "sb3": sb3_loop(args.game, args.envs),
             "sb3-on-ale": sb3_on_ale_loop(args.game, args.envs),
             "bare": bare_loop(args.game, args.envs),
-            "gdi-nature": gdi_loop(args.game, args.envs, "{torso: nature, embedding: 512, lstm: 0}", Path(tmp, "n")),
+            "gdi-nature": gdi_loop(args.game, args.envs, NATURE, Path(tmp, "n")),
+            "gdi-int8": gdi_loop(args.game, args.envs, NATURE, Path(tmp, "q"), "int8"),
             "gdi-impala": gdi_loop(args.game, args.envs, "{torso: impala, impala_blocks: 1, lstm: 128}",
                                    Path(tmp, "i")),
         }
@@ -144,6 +162,7 @@ def main():
                 for _ in range(args.steps):
                     step()
                 rates[name].append(args.steps * args.envs / (time.process_time() - start))
+        pull_ms = requantization_ms(gdi_actor(args.game, args.envs, NATURE, Path(tmp, "p"), "int8"))
     median = {name: float(np.median(values)) for name, values in rates.items()}
     print(f"{args.game}, {args.envs} envs, agent steps per CPU-second (torch threads = 1), "
           f"median of {args.rounds} interleaved rounds of {args.steps} vector steps:")
@@ -152,6 +171,7 @@ def main():
         print(f"  {name:11s} {rate:7.0f}  ({spread:>9s})   x{rate / median['sb3']:.2f} of sb3   "
               f"x{rate / median['bare']:.2f} of bare   x{rate / median['raw']:.3f} of raw   "
               f"{args.envs / rate * 1e3:5.2f} ms per vector step")
+    print(f"int8 actor, Nature CNN: {pull_ms:.1f} ms per pull of a new weight version")
 
 
 if __name__ == "__main__":

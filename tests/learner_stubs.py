@@ -49,3 +49,19 @@ class RecordingController:
 
     def load_state_dict(self, state):
         self.count = state["count"]
+
+
+class PixelEnv(gymnasium.Env):
+    """Random uint8 frames (1, 6, 6); episodes of 4 steps."""
+
+    observation_space = spaces.Box(0, 255, (1, 6, 6), np.uint8)
+    action_space = spaces.Discrete(3)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self.np_random.integers(0, 256, (1, 6, 6), dtype=np.uint8), {}
+
+    def step(self, action):
+        self.t += 1
+        return self.np_random.integers(0, 256, (1, 6, 6), dtype=np.uint8), 1.0, self.t >= 4, False, {}

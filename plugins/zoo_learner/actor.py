@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from .behavior import Choice, MetaController
+from .inference import Precision, acting_network
 from .networks import scale_obs
 from .sequences import SequenceWriter
 
@@ -32,14 +33,16 @@ class VectorActor:
     Each env slot acts for a whole episode with the behavior its meta-controller chose at the
     episode's start (`controllers` has one entry per env, or a single shared one) and reports the
     raw return when it ends. Its network is a copy that pulls from `pull()` every `pull_every`
-    vector steps, so the behavior lags the learner as in the papers. The step after an episode
-    ends feeds the final observation through the network: that row is the sequence's bootstrap row.
+    vector steps, so the behavior lags the learner as in the papers; it acts with that copy or, with
+    `precision` int8, with an int8 copy of it (see `inference`). The step after an episode ends feeds
+    the final observation through the network: that row is the sequence's bootstrap row.
     """
 
     def __init__(self, envs, net: torch.nn.Module, policy: BehaviorPolicy, controllers: Sequence[MetaController],
                  sink: Callable[[dict], None], *, burn_in: int, length: int, pull: Callable[[], tuple[int, dict]],
-                 pull_every: int, generator: torch.Generator):
+                 pull_every: int, generator: torch.Generator, precision: Precision = "float32"):
         self.envs, self.net, self.policy, self.sink = envs, net, policy, sink
+        self.precision, self.acting = precision, acting_network(net, precision)
         self.num_envs = envs.num_envs
         if len(controllers) not in (1, self.num_envs):
             raise ValueError(f"{len(controllers)} meta-controllers for {self.num_envs} envs: give one or one per env")
@@ -71,8 +74,13 @@ class VectorActor:
         if force or self.vector_steps % self.pull_every == 0:
             version, params = self.pull()
             if version != self.version:
-                self.net.load_state_dict(params)
-                self.version = version
+                self.load_weights(params, version)
+
+    def load_weights(self, params: dict, version: int) -> None:
+        """Act with these weights (a state dict of the learner's network) from now on."""
+        self.net.load_state_dict(params)
+        self.acting = acting_network(self.net, self.precision)
+        self.version = version
 
     def behavior(self) -> torch.Tensor:
         """The current behavior of every env slot, (num_envs, k)."""
@@ -88,7 +96,7 @@ class VectorActor:
         transitions, finished = 0, []
         behavior = self.behavior()
         for _ in range(vector_steps):
-            (adv, value), next_state = self.net.step(scale_obs(torch.from_numpy(self.obs), self.scaled), self.state)
+            (adv, value), next_state = self.acting.step(scale_obs(torch.from_numpy(self.obs), self.scaled), self.state)
             mu = self.policy(adv, value, behavior).exp_()
             actions = torch.multinomial(mu, 1, generator=self.generator).squeeze(1).numpy()
             full = self.writer.write(envs, self.obs, actions, mu.numpy(), self.state.numpy())

@@ -179,8 +179,8 @@ class SubstrateAgent(Agent):
         self._steps, self.episodes = int(counters["steps"]), int(counters["episodes"])
         system.actor.vector_steps = int(counters["vector_steps"])
         system.actor.reset(seed=self.context.seed + self._steps)
-        system.actor.net.load_state_dict(weights["actor"])
-        system.actor.version = int(weights["actor_version"])  # so it pulls newer weights when the run would
+        # the saved version, so that it pulls newer weights when the run would
+        system.actor.load_weights(weights["actor"], int(weights["actor_version"]))
 
     def close(self) -> None:
         self.envs.close()

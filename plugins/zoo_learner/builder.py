@@ -68,7 +68,8 @@ def make_actor(builder: AgentBuilder, params: SubstrateParams, envs, net: torch.
     if mode is not None and getattr(mode, "value", mode) != "NextStep":
         raise ValueError(f"the actor needs a vector env with NEXT_STEP autoreset; this one has {mode}")
     return VectorActor(envs, net, builder.behavior_policy(), controllers, sink, burn_in=params.burn_in,
-                       length=params.length, pull=pull, pull_every=params.pull_every, generator=generator)
+                       length=params.length, pull=pull, pull_every=params.pull_every, generator=generator,
+                       precision=params.actor_precision)
 
 
 class LocalSystem:

@@ -8,7 +8,7 @@ from gymnasium import spaces
 from zoo_learner.actor import VectorActor
 from zoo_learner.networks import NetworkParams, build_network, scale_obs
 
-from learner_stubs import RecordingController
+from learner_stubs import PixelEnv, RecordingController
 
 
 def make_actor(envs, sink, burn_in=2, length=3, pull_every=1000, controllers=None, server=None):
@@ -105,22 +105,6 @@ def test_actor_pulls_weights_with_a_lag(counting_envs):
     actor = make_actor(counting_envs(1), lambda s: None, pull_every=4, server=server)
     actor.run(12)
     assert len(pulls) == 1 + 3  # at reset, then every 4 vector steps
-
-
-class PixelEnv(gymnasium.Env):
-    """Random uint8 frames (1, 6, 6); episodes of 4 steps."""
-
-    observation_space = spaces.Box(0, 255, (1, 6, 6), np.uint8)
-    action_space = spaces.Discrete(3)
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.t = 0
-        return self.np_random.integers(0, 256, (1, 6, 6), dtype=np.uint8), {}
-
-    def step(self, action):
-        self.t += 1
-        return self.np_random.integers(0, 256, (1, 6, 6), dtype=np.uint8), 1.0, self.t >= 4, False, {}
 
 
 def test_pixels_are_scaled_exactly_and_the_reused_input_buffer_leaks_nothing():

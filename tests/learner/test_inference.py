@@ -1,0 +1,126 @@
+"""The int8 acting copy (actor_precision: int8): what gets quantized, how close it stays to the float
+network, that actors store the probabilities of the copy that acted, and that a new weight version or a
+checkpoint rebuilds it."""
+
+import gymnasium
+import numpy as np
+import torch
+from torch.ao.nn.quantized import dynamic as quantized
+
+from zoo.registry import get_registry
+from zoo.run import build_trial
+from zoo.spec import load_spec_text
+from zoo_learner.actor import VectorActor
+from zoo_learner.inference import acting_network
+from zoo_learner.networks import NetworkParams, build_network
+
+from learner_stubs import PixelEnv, RecordingController
+
+PARAMS = NetworkParams(torso="minatar", embedding=64, lstm=16)
+
+
+def pixel_net(seed: int = 0):
+    torch.manual_seed(seed)
+    return build_network(PARAMS, (1, 6, 6), 3, heads=2)
+
+
+def test_float32_acts_with_the_network_itself():
+    net = pixel_net()
+    assert acting_network(net, "float32") is net
+
+
+def test_int8_quantizes_linear_and_lstm_layers_of_a_copy():
+    net = pixel_net()
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    copy = acting_network(net, "int8")
+    assert isinstance(copy.torso[1], quantized.Linear) and isinstance(copy.core, quantized.LSTMCell)
+    assert isinstance(copy.adv_head, quantized.Linear) and isinstance(copy.value_head, quantized.Linear)
+    assert isinstance(copy.torso[0][0], torch.nn.Conv2d)  # convolutions stay float
+    assert type(net.torso[1]) is torch.nn.Linear and type(net.core) is torch.nn.LSTMCell
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
+
+
+def test_int8_policy_is_close_to_the_float_policy_but_not_equal():
+    net = pixel_net()
+    copy = acting_network(net, "int8")
+    obs = torch.randint(0, 256, (64, 1, 6, 6), dtype=torch.uint8)
+    state = net.initial_state(64)
+    with torch.inference_mode():
+        (adv, value), next_state = net.step(obs, state)
+        (qadv, qvalue), qnext = copy.step(obs, state)
+    p, q = torch.softmax(adv, -1), torch.softmax(qadv, -1)
+    # measured (seed 0): max |p - q| 3e-4, state 2.4e-3, value 1.7e-3; the bounds allow 10-30x that
+    assert 0 < (p - q).abs().max() < 0.01
+    assert (next_state - qnext).abs().max() < 0.05 and (value - qvalue).abs().max() < 0.05
+
+
+def make_int8_actor(server, sequences):
+    net = pixel_net()
+    actor = VectorActor(gymnasium.vector.SyncVectorEnv([PixelEnv, PixelEnv]), net,
+                        lambda adv, value, behavior: torch.log_softmax(adv[:, 0], -1), [RecordingController()],
+                        sequences.append, burn_in=1, length=2, pull=server, pull_every=4,
+                        generator=torch.Generator().manual_seed(0), precision="int8")
+    actor.reset(seed=0)
+    return actor
+
+
+def test_actor_stores_the_int8_policy_and_requantizes_new_versions():
+    versions = [pixel_net(seed) for seed in range(3)]
+    pulls = []
+
+    def server():  # a new version at every pull
+        pulls.append(len(pulls))
+        return len(pulls) - 1, versions[min(len(pulls) - 1, 2)].state_dict()
+
+    sequences, calls = [], []
+    actor = make_int8_actor(server, sequences)
+    acting_step = actor.acting.step
+
+    def recording_step(obs, state):
+        (adv, value), next_state = acting_step(obs, state)
+        calls.append((obs.clone(), state.clone(), adv.clone()))
+        return (adv, value), next_state
+
+    actor.acting.step = recording_step
+    actor.run(4)  # the pull after vector step 4 brings version 1
+    # every call was version 0's int8 copy; activations are quantized per batch, so compare whole batches
+    reference = acting_network(versions[0], "int8")
+    acted = []
+    with torch.inference_mode():
+        for obs, state, adv in calls:
+            assert torch.equal(reference.step(obs, state)[0][0], adv)
+            assert not torch.allclose(versions[0].step(obs, state)[0][0], adv, atol=1e-6)
+            acted += [tuple(row) for row in torch.log_softmax(adv[:, 0], -1).exp().numpy()]  # as the actor
+    stored = [tuple(row) for s in sequences for row in s["mu"][s["valid"]]]
+    assert stored and set(stored) <= set(acted)
+    assert actor.version == 1
+    obs = torch.randint(0, 256, (8, 1, 6, 6), dtype=torch.uint8)
+    with torch.inference_mode():
+        (acting, _), _ = actor.acting.step(obs, actor.net.initial_state(8))
+        (expected, _), _ = acting_network(versions[1], "int8").step(obs, actor.net.initial_state(8))
+    assert torch.equal(acting, expected)
+
+
+def gdi_trial(directory):
+    text = ("env: {type: gym, id: CartPole-v1}\n"
+            "agent: {type: gdi-i3, num_envs: 2, batch: 2, length: 5, burn_in: 2, pull_every: 3, push_every: 2, "
+            "actor_precision: int8, network: {hidden: [16], lstm: 8}}\nbudget: {steps: 2000}\n")
+    return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=0, trial=0, directory=directory,
+                       tensorboard=False)
+
+
+def test_a_checkpoint_restores_the_int8_actor(tmp_path):
+    a = gdi_trial(tmp_path / "a").agent
+    a.learn(300)
+    assert a.system.learner.updates > 0 and a.system.actor.version > 0
+    (tmp_path / "ckpt").mkdir()
+    a.save(tmp_path / "ckpt")
+    b = gdi_trial(tmp_path / "b").agent
+    b.load(tmp_path / "ckpt")
+    assert b.system.actor.version == a.system.actor.version
+    obs = torch.randn(16, 4)
+    state = a.system.actor.net.initial_state(16)
+    with torch.inference_mode():
+        (adv_a, _), _ = a.system.actor.acting.step(obs, state)
+        (adv_b, _), _ = b.system.actor.acting.step(obs, state)
+    assert isinstance(b.system.actor.acting.core, quantized.LSTMCell) and torch.equal(adv_a, adv_b)
