@@ -5,7 +5,8 @@ return of the last 20 training episodes; a random policy gets about 22), since t
 ends with the budget (before, padded sequences ended it at ~84%): GDI-H3 measured 70.0 (seeds 1
 and 2: 182.2 and 97.5), GDI-I3 64.4 (28.2 and 36.2). Thresholds: H3 >= 55, I3 >= 35. With the
 earlier schedule H3 measured 172.8, 57.9, 155.4 and I3 46.5, 35.2, 41.5: the spread across seeds
-at this budget is wider than the change.
+at this budget is wider than the change. H3 acting with int8 weights (actor_precision: int8) measured
+153.4, 97.0 and 161.3 on seeds 0-2 (I3: 31.5, 38.4, 34.0); its test keeps H3's threshold.
 
 Why I3 is slow here (measured, not a code bug): CartPole pays 1 per step, so I3's h_log rewards
 (1.386 per step, gamma 0.99) give returns of 50-140, while the ~185 Adam updates of this budget
@@ -135,9 +136,10 @@ def test_zoo_run_resumes_mid_run(tmp_path):
     assert rows[-1]["step"] >= 600 and all(a["step"] <= b["step"] for a, b in zip(rows, rows[1:]))
 
 
-@pytest.mark.parametrize("agent,threshold", [("gdi-h3", 55.0), ("gdi-i3", 35.0)])
-def test_learns_cartpole(agent, threshold, tmp_path):
-    built = trial(spec(f"{{type: {agent}}}", steps=25_000), tmp_path)
+@pytest.mark.parametrize("agent,precision,threshold",
+                         [("gdi-h3", "float32", 55.0), ("gdi-i3", "float32", 35.0), ("gdi-h3", "int8", 55.0)])
+def test_learns_cartpole(agent, precision, threshold, tmp_path):
+    built = trial(spec(f"{{type: {agent}, actor_precision: {precision}}}", steps=25_000), tmp_path)
     built.agent.learn(25_000)
     built.agent.close()
     built.logger.close()
