@@ -12,12 +12,11 @@ rebuilt whenever the actor pulls a new version (26-32 ms for the Nature CNN, mea
 from __future__ import annotations
 
 import warnings
-from typing import Literal
 
 import torch
 from torch import nn
 
-Precision = Literal["float32", "int8"]
+from .params import Precision
 
 
 def acting_network(net: nn.Module, precision: Precision) -> nn.Module:
@@ -30,7 +29,7 @@ def acting_network(net: nn.Module, precision: Precision) -> nn.Module:
                          f"{torch.__version__} lacks; use actor_precision: float32")
     layers = {nn.Linear: quantization.per_channel_dynamic_qconfig, nn.LSTMCell: quantization.default_dynamic_qconfig}
     with warnings.catch_warnings():
-        # torch >= 2.9 marks torch.ao.quantization deprecated in favour of torchao; 2.13 still ships it.
+        # torch marks torch.ao.quantization deprecated in favour of torchao; 2.13 still ships it
         warnings.filterwarnings("ignore", category=DeprecationWarning, message="torch.ao.quantization")
         warnings.filterwarnings("ignore", category=UserWarning, message="torch.quantize_per_tensor")
         return quantization.quantize_dynamic(net, layers, dtype=torch.qint8)

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from zoo import Params
 
 TorsoName = Literal["auto", "mlp", "cells", "minatar", "nature", "impala"]
+Precision = Literal["float32", "int8"]
 
 
 class NetworkParams(Params):
@@ -49,7 +50,7 @@ class SubstrateParams(Params):
     capacity: int = Field(default=4096, ge=1, le=10**7, description="sequences held at most (oldest dropped)")
     pull_every: int = Field(default=16, ge=1, description="vector env steps between actor weight pulls")
     push_every: int = Field(default=5, ge=1, description="learner updates between weight pushes")
-    actor_precision: Literal["float32", "int8"] = Field(
+    actor_precision: Precision = Field(
         default="float32", description="weights the actors act with. float32: the pulled weights; int8: a dynamically "
         "quantized copy of them (Linear and LSTMCell layers; as ActorQ), faster where Linear layers are large (the "
         "Nature CNN's); the stored behavior probabilities are the int8 policy's, so the corrections stay exact")
