@@ -12,7 +12,8 @@ Every loop steps its own ale-py vector env of the zoo_atari plugin (Agent57/GDI 
               Nature CNN and no LSTM, i.e. SB3's network;
   gdi-int8    the same acting with int8 Linear weights (actor_precision: int8);
   gdi-impala  the same as gdi-nature with the cpu_small network (IMPALA 16/32/32, one block, LSTM 128).
-It also prints what an int8 actor pays each time it pulls a new version of the weights.
+It also prints what an int8 actor pays each time it pulls a new version of the weights, and how far
+its behavior policy is from the float network's on the frames that follow the calibration.
 The loops run in interleaved rounds and each reports the median rate, so that load from other
 processes on a shared machine hits all of them alike.
 
@@ -125,6 +126,22 @@ def gdi_loop(game, envs, network: str, folder: Path, precision: str = "float32")
     return lambda: actor.run(1)
 
 
+def int8_policy_gap(actor, vector_steps: int = 150) -> tuple[float, float]:
+    """(mean, max) total variation between the int8 actor's behavior policy and the float network's, on
+    the frames the int8 actor meets in `vector_steps` steps after calibrating on the first batch."""
+    from zoo_learner.networks import scale_obs
+
+    gaps = []
+    with torch.inference_mode():
+        for _ in range(vector_steps):
+            obs, state, behavior = scale_obs(torch.from_numpy(actor.obs)), actor.state, actor.behavior()
+            mu = [actor.policy(*net.step(obs, state)[0], behavior).exp() for net in (actor.acting, actor.net)]
+            gaps.append(0.5 * (mu[0] - mu[1]).abs().sum(-1))
+            actor.run(1)
+    gaps = torch.cat(gaps)
+    return float(gaps.mean()), float(gaps.max())
+
+
 def requantization_ms(actor, repeats: int = 10) -> float:
     """CPU milliseconds an int8 actor spends on a pull that brings a new version."""
     weights = {name: value.clone() for name, value in actor.net.state_dict().items()}
@@ -162,7 +179,9 @@ def main():
                 for _ in range(args.steps):
                     step()
                 rates[name].append(args.steps * args.envs / (time.process_time() - start))
-        pull_ms = requantization_ms(gdi_actor(args.game, args.envs, NATURE, Path(tmp, "p"), "int8"))
+        int8_actor = gdi_actor(args.game, args.envs, NATURE, Path(tmp, "p"), "int8")
+        pull_ms = requantization_ms(int8_actor)
+        gap = int8_policy_gap(int8_actor)
     median = {name: float(np.median(values)) for name, values in rates.items()}
     print(f"{args.game}, {args.envs} envs, agent steps per CPU-second (torch threads = 1), "
           f"median of {args.rounds} interleaved rounds of {args.steps} vector steps:")
@@ -171,7 +190,8 @@ def main():
         print(f"  {name:11s} {rate:7.0f}  ({spread:>9s})   x{rate / median['sb3']:.2f} of sb3   "
               f"x{rate / median['bare']:.2f} of bare   x{rate / median['raw']:.3f} of raw   "
               f"{args.envs / rate * 1e3:5.2f} ms per vector step")
-    print(f"int8 actor, Nature CNN: {pull_ms:.1f} ms per pull of a new weight version")
+    print(f"int8 actor, Nature CNN: {pull_ms:.1f} ms per pull of a new weight version; total variation from the "
+          f"float policy (untrained weights) over the next 150 vector steps: mean {gap[0]:.2e}, max {gap[1]:.2e}")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ class VectorActor:
     episode's start (`controllers` has one entry per env, or a single shared one) and reports the
     raw return when it ends. Its network is a copy that pulls from `pull()` every `pull_every`
     vector steps, so the behavior lags the learner as in the papers; it acts with that copy or, with
-    `precision` int8, with an int8 copy of it (see `inference`). The step after an episode ends feeds
+    `precision` int8, with an int8 copy of it built at each new version, calibrated on the current
+    observations (see `inference`). The step after an episode ends feeds
     the final observation through the network: that row is the sequence's bootstrap row.
     """
 
@@ -79,7 +80,7 @@ class VectorActor:
     def load_weights(self, params: dict, version: int) -> None:
         """Act with these weights (a state dict of the learner's network) from now on."""
         self.net.load_state_dict(params)
-        self.acting = acting_network(self.net, self.precision)
+        self.acting = acting_network(self.net, self.precision, torch.from_numpy(self.obs))  # calibrated on them
         self.version = version
 
     def behavior(self) -> torch.Tensor:
