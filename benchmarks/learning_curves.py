@@ -41,6 +41,8 @@ SUBSTRATE_AGENTS = {
     "gdi-i3": "type: gdi-i3",
     "gdi-h3": "type: gdi-h3",
     "gdi-i3-without-E": "type: gdi-i3, ablation: random_selection",
+    "gdi-i3-int8": "type: gdi-i3, actor_precision: int8",
+    "gdi-h3-int8": "type: gdi-h3, actor_precision: int8",
     "dice": "type: dice",
     "dice-baseline": "type: dice, ablation: baseline",
     "dice-random": "type: dice, ablation: random",

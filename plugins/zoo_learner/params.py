@@ -51,9 +51,10 @@ class SubstrateParams(Params):
     pull_every: int = Field(default=16, ge=1, description="vector env steps between actor weight pulls")
     push_every: int = Field(default=5, ge=1, description="learner updates between weight pushes")
     actor_precision: Precision = Field(
-        default="float32", description="weights the actors act with. float32: the pulled weights; int8: a dynamically "
-        "quantized copy of them (Linear and LSTMCell layers; as ActorQ), faster where Linear layers are large (the "
-        "Nature CNN's); the stored behavior probabilities are the int8 policy's, so the corrections stay exact")
+        default="float32", description="weights the actors act with. float32: the pulled weights; int8: an int8 copy "
+        "of them, as ActorQ's actors (Linear and LSTMCell layers; with uint8 pixels also the Conv2d+ReLU chain of the "
+        "nature and minatar torsos, calibrated on the actor's observations at each new version); the stored behavior "
+        "probabilities are the int8 policy's, so the corrections stay exact")
     controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one for all")
     evaluation: Literal["mechanism", "best_region"] = Field(
         default="mechanism", description="behaviors of evaluation episodes. mechanism: a fresh meta-controller of the "
