@@ -35,15 +35,15 @@ class VectorActor:
     raw return when it ends. Its network is a copy that pulls from `pull()` every `pull_every`
     vector steps, so the behavior lags the learner as in the papers; it acts with that copy or, with
     `precision` int8, with an int8 copy of it built at each new version, calibrated on the current
-    observations (see `inference`). The step after an episode ends feeds
-    the final observation through the network: that row is the sequence's bootstrap row.
+    observations (see `inference`). The step after an episode ends feeds the final observation
+    through the network: that row is the sequence's bootstrap row.
     """
 
     def __init__(self, envs, net: torch.nn.Module, policy: BehaviorPolicy, controllers: Sequence[MetaController],
                  sink: Callable[[dict], None], *, burn_in: int, length: int, pull: Callable[[], tuple[int, dict]],
                  pull_every: int, generator: torch.Generator, precision: Precision = "float32"):
         self.envs, self.net, self.policy, self.sink = envs, net, policy, sink
-        self.precision, self.acting = precision, acting_network(net, precision)
+        self.precision, self.acting = precision, net  # reset() pulls and builds the network that acts
         self.num_envs = envs.num_envs
         if len(controllers) not in (1, self.num_envs):
             raise ValueError(f"{len(controllers)} meta-controllers for {self.num_envs} envs: give one or one per env")
