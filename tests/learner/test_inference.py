@@ -38,6 +38,8 @@ def test_int8_quantizes_linear_and_lstm_layers_and_calibrated_pixel_convs_of_a_c
     assert isinstance(copy.torso[0][0], torch.nn.Conv2d)  # no pixels to calibrate on: convolutions stay float
     pixels = torch.randint(0, 256, (8, 1, 6, 6), dtype=torch.uint8)
     assert isinstance(acting_network(net, "int8", pixels).torso[0], Int8ConvStack)
+    group = build_network(PARAMS, (1, 6, 6), 3, heads=2, separate=True)  # LBC's members: each calibrated
+    assert all(isinstance(member.torso[0], Int8ConvStack) for member in acting_network(group, "int8", pixels).nets)
     assert isinstance(acting_network(net, "int8", pixels.float()).torso[0][0], torch.nn.Conv2d)  # not pixels
     torch.manual_seed(0)
     impala = build_network(NetworkParams(torso="impala", impala_channels=[4], impala_blocks=1, embedding=8, lstm=4),
