@@ -129,12 +129,10 @@ def gdi_loop(game, envs, network: str, folder: Path, precision: str = "float32")
 def int8_policy_gap(actor, vector_steps: int = 150) -> tuple[float, float]:
     """(mean, max) total variation between the int8 actor's behavior policy and the float network's, on
     the frames the int8 actor meets in `vector_steps` steps after calibrating on the first batch."""
-    from zoo_learner.networks import scale_obs
-
     gaps = []
     with torch.inference_mode():
         for _ in range(vector_steps):
-            obs, state, behavior = scale_obs(torch.from_numpy(actor.obs)), actor.state, actor.behavior()
+            obs, state, behavior = torch.from_numpy(actor.obs), actor.state, actor.behavior()
             mu = [actor.policy(*net.step(obs, state)[0], behavior).exp() for net in (actor.acting, actor.net)]
             gaps.append(0.5 * (mu[0] - mu[1]).abs().sum(-1))
             actor.run(1)

@@ -10,7 +10,6 @@ import torch
 
 from .behavior import Choice, MetaController
 from .inference import Precision, acting_network
-from .networks import scale_obs
 from .sequences import SequenceWriter
 
 #: (adv (n, heads, A), value (n, heads), behavior (n, k)) -> log behavior probabilities (n, A)
@@ -61,7 +60,6 @@ class VectorActor:
     def reset(self, seed: int) -> None:
         """Start every env on a fresh episode (also after a resume: episodes in flight are not saved)."""
         self.obs, _ = self.envs.reset(seed=seed)
-        self.scaled = torch.empty(self.obs.shape) if self.obs.dtype == np.uint8 else None
         self.state = self.net.initial_state(self.num_envs)
         self.choices = [self.controller(i).sample() for i in range(self.num_envs)]
         self.returns = np.zeros(self.num_envs)
@@ -97,7 +95,7 @@ class VectorActor:
         transitions, finished = 0, []
         behavior = self.behavior()
         for _ in range(vector_steps):
-            (adv, value), next_state = self.acting.step(scale_obs(torch.from_numpy(self.obs), self.scaled), self.state)
+            (adv, value), next_state = self.acting.step(torch.from_numpy(self.obs), self.state)
             mu = self.policy(adv, value, behavior).exp_()
             actions = torch.multinomial(mu, 1, generator=self.generator).squeeze(1).numpy()
             full = self.writer.write(envs, self.obs, actions, mu.numpy(), self.state.numpy())

@@ -25,19 +25,19 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from .networks import scale_obs
+from .networks import Torso, scale_obs
 from .params import Precision
 
 PIXEL = 1.0 / 255.0
 
 
 class Int8ConvStack(nn.Module):
-    """Conv2d + ReLU layers, then Flatten, in int8, for float inputs on the pixel grid p / 255."""
+    """Conv2d + ReLU layers, then Flatten, in int8, on raw uint8 pixels (read as quint8 with scale 1/255)."""
 
     def __init__(self, convs: Sequence[nn.Conv2d], calibration: torch.Tensor):
         super().__init__()
         self.layers = []  # (packed int8 weights and bias, output scale)
-        x = calibration
+        x = scale_obs(calibration)
         with torch.no_grad():
             for conv in convs:
                 x = torch.relu(conv(x))
@@ -49,8 +49,10 @@ class Int8ConvStack(nn.Module):
                     list(conv.stride), list(conv.padding), list(conv.dilation), conv.groups)
                 self.layers.append((packed, max(float(x.max()), 1e-6) / 255))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        q = torch.quantize_per_tensor(x, PIXEL, 0, torch.quint8)
+    def forward(self, pixels: torch.Tensor) -> torch.Tensor:
+        if pixels.dtype != torch.uint8:
+            raise TypeError(f"int8 convolutions take the raw uint8 pixels; got {pixels.dtype}")
+        q = torch._make_per_tensor_quantized_tensor(pixels.contiguous(), PIXEL, 0)  # p / 255, exactly
         for packed, scale in self.layers:
             q = torch.ops.quantized.conv2d_relu(q, packed, scale, 0)
         return q.dequantize().flatten(1)
@@ -69,12 +71,11 @@ def _conv_relu_chain(module: nn.Module) -> list[nn.Conv2d] | None:
 
 
 def _quantize_pixel_torsos(net: nn.Module, pixels: torch.Tensor) -> None:
-    """Put an Int8ConvStack in place of the conv chain of every torso of `net` that has one."""
-    calibration = scale_obs(pixels)
+    """Run the conv chain of every torso of `net` that has one in int8, on the raw pixels."""
     for module in list(net.modules()):
         torso = getattr(module, "torso", None)
-        if isinstance(torso, nn.Sequential) and len(torso) and (convs := _conv_relu_chain(torso[0])):
-            torso[0] = Int8ConvStack(convs, calibration)
+        if isinstance(torso, Torso) and (convs := _conv_relu_chain(torso[0])):
+            module.torso = nn.Sequential(Int8ConvStack(convs, pixels), *list(torso)[1:])
 
 
 def acting_network(net: nn.Module, precision: Precision, pixels: torch.Tensor | None = None) -> nn.Module:

@@ -16,11 +16,18 @@ from torch import nn
 from .params import NetworkParams
 
 
-def scale_obs(obs: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
-    """The torso's float input: uint8 pixels divided by 255 (into `out` if given), anything else as float32."""
+def scale_obs(obs: torch.Tensor) -> torch.Tensor:
+    """The torso's float input: uint8 pixels divided by 255, anything else as float32."""
     if obs.dtype == torch.uint8:  # convert, then divide in place: the same floats as torch.div, and faster
-        return (obs.float() if out is None else out.copy_(obs)).div_(255.0)
+        return obs.float().div_(255.0)
     return obs.float()
+
+
+class Torso(nn.Sequential):
+    """Layers applied in turn to the raw observation, scaled by `scale_obs` first."""
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return super().forward(scale_obs(obs))
 
 
 def _mlp(sizes: Sequence[int]) -> nn.Sequential:
@@ -58,7 +65,7 @@ def make_torso(params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Mo
     if params.torso == "mlp":
         if len(obs_shape) != 1:
             raise ValueError(f"the mlp torso takes flat observations; got shape {obs_shape} (use a conv torso)")
-        return _mlp([obs_shape[0], *params.hidden]), params.hidden[-1]
+        return Torso(*_mlp([obs_shape[0], *params.hidden])), params.hidden[-1]
     if len(obs_shape) != 3:
         raise ValueError(f"the {params.torso} torso takes (channels, height, width) observations; got {obs_shape}")
     if params.torso == "minatar":
@@ -70,7 +77,7 @@ def make_torso(params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Mo
         conv = _impala(obs_shape[0], params.impala_channels, params.impala_blocks)
     with torch.no_grad():
         flat = conv(torch.zeros(1, *obs_shape)).shape[1]
-    return nn.Sequential(conv, nn.Linear(flat, params.embedding), nn.ReLU()), params.embedding
+    return Torso(conv, nn.Linear(flat, params.embedding), nn.ReLU()), params.embedding
 
 
 def _head(inputs: int, hidden: int, outputs: int) -> nn.Module:
@@ -107,7 +114,7 @@ class DuelingRecurrentNet(nn.Module):
 
     def _embed(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """(the core's input, anything else the heads need, batch-first or None)."""
-        return self.torso(scale_obs(obs)), None
+        return self.torso(obs), None
 
     def _heads(self, z: torch.Tensor, extra: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         adv = self.adv_head(z).unflatten(-1, (self.heads, self.actions))

@@ -4,6 +4,7 @@ checkpoint rebuilds it."""
 
 import gymnasium
 import numpy as np
+import pytest
 import torch
 from torch.ao.nn.quantized import dynamic as quantized
 
@@ -50,8 +51,17 @@ def test_int8_quantizes_linear_and_lstm_layers_and_calibrated_pixel_convs_of_a_c
 
 
 def test_pixels_enter_the_int8_convolutions_exactly():
+    identity = torch.nn.Conv2d(1, 1, 1)
+    with torch.no_grad():
+        identity.weight.fill_(1.0)
+        identity.bias.zero_()
     pixels = torch.arange(256, dtype=torch.uint8).reshape(4, 1, 8, 8)
-    assert torch.equal(torch.quantize_per_tensor(scale_obs(pixels), PIXEL, 0, torch.quint8).int_repr(), pixels)
+    stack = Int8ConvStack([identity], pixels)  # output scale 1/255 from the calibration's largest pixel
+    out = stack(pixels)  # every pixel lands on its own level: p / 255, up to the float product's last bit
+    assert torch.equal((out * 255).round().to(torch.uint8), pixels.flatten(1))
+    assert torch.allclose(out, scale_obs(pixels).flatten(1), rtol=1e-6, atol=0)
+    with pytest.raises(TypeError, match="raw uint8 pixels"):
+        stack(scale_obs(pixels))
 
 
 def test_int8_policy_is_close_to_the_float_policy_but_not_equal():
