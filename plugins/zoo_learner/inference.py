@@ -7,9 +7,10 @@ Learning", TMLR 2022) do; the learner keeps training the float network. In the c
 * every Linear (per output channel) and LSTMCell layer has int8 weights, its input quantized on the
   fly per batch (torch's dynamic quantization);
 * a pixel torso's chain of Conv2d + ReLU layers (the Nature and MinAtar torsos) runs in int8 when the
-  actor gives a batch of its uint8 observations to calibrate on: pixels p / 255 are quantized exactly
-  (quint8, scale 1/255), weights per output channel, and each layer's output scale covers the largest
-  activation of the calibration batch (larger ones later saturate). Other convolutions stay float.
+  actor gives a batch of its uint8 observations to calibrate on: the raw pixels are read as quint8
+  with scale 1/255, i.e. p / 255 exactly and without a float pass; weights are int8 per output
+  channel, and each layer's output scale covers the largest activation of the calibration batch
+  (larger ones later saturate). Other convolutions stay float.
 
 Each step stores the probabilities of the policy that really acted, so V-trace and Retrace correct
 for the quantized one exactly. Because activations are quantized per batch, an env's probabilities
