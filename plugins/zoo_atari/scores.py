@@ -12,6 +12,8 @@ Normalised scores are fractions (1.0 = 100%). NaN marks a game whose range is em
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -136,9 +138,20 @@ def score_distribution(z, xs) -> np.ndarray:
 
 
 def welch(a, b, alpha: float = 0.01) -> dict[str, float]:
-    """Two-tailed Welch t-test; ``winner`` is +1 (a better), -1 (b better) or 0 (not significant at alpha)."""
-    result = stats.ttest_ind(np.asarray(a, float), np.asarray(b, float), equal_var=False)
-    t, p = float(result.statistic), float(result.pvalue)
+    """Two-tailed Welch t-test; ``winner`` is +1 (a better), -1 (b better) or 0 (not significant at alpha).
+
+    Trial scores are often exactly equal (a deterministic agent on a short episode). When both runs
+    have no spread the test takes its limit: t = 0 and p = 1 for equal scores, t = +-inf and p = 0 otherwise.
+    """
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        difference = float(a[0] - b[0])
+        t, p = (math.copysign(math.inf, difference), 0.0) if difference else (0.0, 1.0)
+    else:
+        with warnings.catch_warnings():  # scipy's "nearly identical data" warning: equal scores are exact
+            warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
+            result = stats.ttest_ind(a, b, equal_var=False)
+        t, p = float(result.statistic), float(result.pvalue)
     winner = 0 if not p < alpha else (1 if t > 0 else -1)
     return {"t": t, "p": p, "winner": winner}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -92,6 +94,14 @@ def test_welch_matches_scipy_and_decides_at_alpha():
     assert S.welch([1.0, 2.0, 3.0], [1.5, 2.5, 2.0])["winner"] == 0
     table = S.paired_table({"x": {"g": a, "h": [1.0, 2.0]}, "y": {"g": b, "h": [1.5, 1.6]}})
     assert table[("x", "y")] == (1, 0)
+
+
+def test_welch_on_runs_without_spread():
+    assert S.welch([-21.0, -21.0], [-21.0, -21.0]) == {"t": 0.0, "p": 1.0, "winner": 0}
+    assert S.welch([-20.0, -20.0], [-21.0, -21.0]) == {"t": math.inf, "p": 0.0, "winner": 1}
+    assert S.welch([-21.0, -21.0], [-20.0, -20.0])["winner"] == -1
+    one_constant = S.welch([-21.0, -21.0], [-20.0, -19.0])  # a finite test: b's spread gives the error
+    assert one_constant["t"] == pytest.approx(-3.0) and one_constant["winner"] == 0
 
 
 def test_game_tables_and_names():
