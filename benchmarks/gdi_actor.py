@@ -10,7 +10,7 @@ Every loop steps its own ale-py vector env of the zoo_atari plugin (Agent57/GDI 
   gdi-nature  GDI-I3's actor built from a spec (env {type: atari, ...}, the plugin's vector factory,
               bandit population per env, mixture policy, sequences written into the replay) with the
               Nature CNN and no LSTM, i.e. SB3's network;
-  gdi-int8    the same acting with int8 Linear weights (actor_precision: int8);
+  gdi-int8    the same acting in int8 (actor_precision: int8: int8 convolutions and Linear layers);
   gdi-impala  the same as gdi-nature with the cpu_small network (IMPALA 16/32/32, one block, LSTM 128).
 It also prints what an int8 actor pays each time it pulls a new version of the weights, and how far
 its behavior policy is from the float network's on the frames that follow the calibration.
@@ -144,7 +144,7 @@ def requantization_ms(actor, repeats: int = 10) -> float:
     """CPU milliseconds an int8 actor spends on a pull that brings a new version."""
     weights = {name: value.clone() for name, value in actor.net.state_dict().items()}
     start = time.process_time()
-    for version in range(repeats):
+    for _ in range(repeats):
         actor.load_weights(weights, actor.version + 1)
     return (time.process_time() - start) / repeats * 1e3
 
