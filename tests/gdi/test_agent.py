@@ -18,7 +18,6 @@ instead of 10: 135, 152, 26), and so is h_log, which the paper prescribes for I3
 """
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -3,7 +3,6 @@
 import gymnasium
 import numpy as np
 import torch
-from gymnasium import spaces
 
 from zoo_learner.actor import VectorActor
 from zoo_learner.networks import NetworkParams, build_network, scale_obs

@@ -3,7 +3,6 @@ network, that actors store the probabilities of the copy that acted, and that a 
 checkpoint rebuilds it."""
 
 import gymnasium
-import numpy as np
 import pytest
 import torch
 from torch.ao.nn.quantized import dynamic as quantized
@@ -12,7 +11,7 @@ from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
 from zoo_learner.actor import VectorActor
-from zoo_learner.inference import PIXEL, Int8ConvStack, acting_network
+from zoo_learner.inference import Int8ConvStack, acting_network
 from zoo_learner.networks import NetworkParams, build_network, scale_obs
 
 from learner_stubs import PixelEnv, RecordingController
