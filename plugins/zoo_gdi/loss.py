@@ -1,10 +1,7 @@
 """GDI's operator T: V-trace for V, Retrace for Q, the IMPALA policy gradient with clipped weights.
 
-On each sequence the learner recomputes the learning policy pi = pi_lambda with the sequence's
-stored lambda and its current weights, and corrects toward it from the stored behavior
-probabilities mu: ratio = pi(a) / mu(a), rho = min(rho_bar, ratio), c = min(c_bar, ratio).
-Q = A - sum_b pi(b) A(b) + V with pi detached. Per head i (one for I3; two for H3, with rewards
-h_log and h_pow):
+docs/algorithms/gdi.md describes each step and where the paper defines it. Per head i (one for I3;
+two for H3, learning from rewards h_log and h_pow):
 
     L = xi * 0.5 (vs - V)^2 + alpha * 0.5 (qs - Q(a))^2 - beta * rho (r + g vs' - V) log pi^(i)(a)
 
@@ -16,20 +13,13 @@ from __future__ import annotations
 
 import torch
 
+from zoo_learner.losses import Rows, actor_critic_terms, clipped_ratios, dueling_q
 from zoo_learner.policy import mixture_log_probs
 from zoo_learner.shaping import SHAPINGS
-from zoo_learner.targets import pg_advantage, retrace, retrace_expected, vtrace
 
 from .behavior import mixture_coefficients
 
-
-def _masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    return (x * mask).sum() / mask.sum().clamp_min(1.0)
-
-
-def dueling_q(adv: torch.Tensor, value: torch.Tensor, pi: torch.Tensor) -> torch.Tensor:
-    """Q(s, a) = A(s, a) - sum_b pi(b|s) A(s, b) + V(s), so that E_pi Q = V (pi is treated as a constant)."""
-    return adv - (pi.detach() * adv).sum(-1, keepdim=True) + value.unsqueeze(-1)
+__all__ = ["GDILoss", "dueling_q"]
 
 
 class GDILoss:
@@ -56,53 +46,43 @@ class GDILoss:
     def behavior_policy(self, adv: torch.Tensor, value: torch.Tensor, behavior: torch.Tensor) -> torch.Tensor:
         return self.policy(adv, behavior)
 
-    def corrections(self, adv: torch.Tensor, batch: dict[str, torch.Tensor]):
+    def corrections(self, adv: torch.Tensor, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """(log pi, ratio, rho, c) on the rows after burn-in, from the learner's advantages `adv` and the
         batch's stored lambda and mu; rho and c are 0 on rows that are not trained."""
-        rows = slice(self.burn_in, None)
-        action = batch["action"][rows].unsqueeze(-1)
-        train = batch["train"][rows].float()
-        mu_taken = batch["mu"][rows].gather(-1, action).squeeze(-1)
+        rows = Rows.after_burn_in(batch, self.burn_in)
         log_pi = self.policy(adv, batch["behavior"])
-        ratio = torch.exp(log_pi.gather(-1, action).squeeze(-1).detach() - torch.log(mu_taken.clamp_min(1e-30)))
-        return log_pi, ratio, ratio.clamp(max=self.rho_bar) * train, ratio.clamp(max=self.c_bar) * train
+        ratios = clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
+        return log_pi, ratios.ratio, ratios.rho, ratios.c
 
     def __call__(self, net, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
         adv, value = net.unroll(batch["obs"], batch["state"], batch["valid"], self.burn_in)
-        rows = slice(self.burn_in, None)
-        action = batch["action"][rows].unsqueeze(-1)
-        train = batch["train"][rows].float()
-        reward = batch["reward"][rows][:-1]
-        discount = self.gamma * (1.0 - batch["done"][rows][:-1])
-        heads = adv.shape[-2]
-        log_pi, ratio, rho, c = self.corrections(adv, batch)
+        rows = Rows.after_burn_in(batch, self.burn_in)
+        discounts = rows.discounts(self.gamma)
+
+        # The learning policy is the family's member at the sequence's stored lambda under the current
+        # weights (pi_lambda, the paper's Eq. 10 and 12 in Appendix F); its ratios to the stored mu are
+        # clipped at rho_bar and c_bar (Appendix B.1 and B.2).
+        log_pi = self.policy(adv, batch["behavior"])
         pi = log_pi.exp().detach()
-        mask = train[:-1]
+        ratios = clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
+
+        # Each head learns from its own shaped rewards (Table 6: h_log for I3; h_log and h_pow for H3's
+        # two parameter sets, Eq. 11), with Q centred under pi so that E_pi Q = V (Eq. 9). V follows
+        # V-trace, Q the Retrace printed in Appendix B.1 (or the textbook form), the policy IMPALA's
+        # gradient (B.2); no entropy term (Table 6). H3's policy term differentiates the mixture
+        # through this head only, the other head's advantages detached, so that theta_i follows the
+        # policy gradient of its own rewards (Algorithm 3 updates theta_1 and theta_2 separately).
         scale_v, scale_q, scale_pi = self.scales
         total, parts = 0.0, {"loss_v": 0.0, "loss_q": 0.0, "loss_pi": 0.0}
+        heads = adv.shape[-2]
         for i in range(heads):
-            r = self.shapings[i](reward)
-            v, a = value[..., i], adv[..., i, :]
-            q = dueling_q(a, v, pi)
-            q_taken = q.gather(-1, action).squeeze(-1)
-            vs = vtrace(v.detach(), r, discount, rho[:-1], c[:-1])
-            if self.retrace_form == "paper":
-                qs = retrace(q_taken.detach(), r, discount, c)
-            else:
-                qs = retrace_expected(q_taken.detach(), (pi * q).sum(-1).detach(), r, discount, c)
-            advantage = pg_advantage(vs, v.detach(), r, discount, rho[:-1])
-            own = log_pi if heads == 1 else self.policy(adv, batch["behavior"], detach_head=1 - i)
-            log_pi_taken = own.gather(-1, action).squeeze(-1)[:-1].clamp_min(-1e3)
-            loss_v = _masked_mean(0.5 * (vs[:-1] - v[:-1]) ** 2, mask)
-            loss_q = _masked_mean(0.5 * (qs[:-1] - q_taken[:-1]) ** 2, mask)
-            loss_pi = _masked_mean(-advantage * log_pi_taken, mask)
-            total = total + scale_v * loss_v + scale_q * loss_q + scale_pi * loss_pi
-            parts["loss_v"] += loss_v.item()
-            parts["loss_q"] += loss_q.item()
-            parts["loss_pi"] += loss_pi.item()
-        mu = batch["mu"][rows][:-1]
-        entropy = -(mu * torch.log(mu.clamp_min(1e-30))).sum(-1)
-        parts.update(rho=float(_masked_mean(rho[:-1], mask)),
-                     rho_clipped=float(_masked_mean((ratio[:-1] > self.rho_bar).float(), mask)),
-                     mu_entropy=float(_masked_mean(entropy, mask)))
-        return total, parts
+            v, q = value[..., i], dueling_q(adv[..., i, :], value[..., i], pi)
+            own_log_pi = log_pi if heads == 1 else self.policy(adv, batch["behavior"], detach_head=1 - i)
+            terms = actor_critic_terms(
+                v, rows.taken(q), rows.taken(own_log_pi).clamp_min(-1e3), self.shapings[i](rows.reward), discounts,
+                ratios, rows.mask, expected_q=None if self.retrace_form == "paper" else (pi * q).sum(-1))
+            total = total + scale_v * terms.v + scale_q * terms.q + scale_pi * terms.pi
+            parts["loss_v"] += terms.v.item()
+            parts["loss_q"] += terms.q.item()
+            parts["loss_pi"] += terms.pi.item()
+        return total, {**parts, **ratios.diagnostics(rows.mask), "mu_entropy": rows.behavior_entropy()}

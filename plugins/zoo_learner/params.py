@@ -90,3 +90,37 @@ class PresetParams(SubstrateParams):
         if preset not in cls.PRESETS:
             return data  # the preset field's Literal reports it
         return merge(cls.PRESETS[preset], data)
+
+
+#: What the GDI (Table 6), DiCE (Table 5) and LBC (Table 3) papers' Atari settings share: 160 actors,
+#: sequences of 40 burn-in and 80 trained rows, 64 per batch, each used twice, importance clips of
+#: 1.05, AdamW with 4000 warm-up updates and both schedules decayed to 0.
+PAPER_PRESET: dict[str, Any] = {
+    "num_envs": 160, "burn_in": 40, "length": 80, "batch": 64, "reuse": 2, "pull_every": 64, "push_every": 25,
+    "rho_bar": 1.05, "c_bar": 1.05,
+    "optimizer": {"lr": 5e-4, "warmup": 4000, "decay": True, "weight_decay": 0.01, "betas": [0.9, 0.98],
+                  "eps": 1e-6, "clip_norm": 50.0},
+}
+
+#: The papers' settings scaled to a few CPU cores (docs/algorithms/substrate.md): 8 actors stepped in one
+#: process, sequences of 10 + 20 rows, batch 16, an MLP (vectors) or one-block IMPALA torso and an LSTM of
+#: 64 units, learning rate 1e-3; each agent sets its own warm-up fraction and discounts.
+CPU_SMALL_PRESET: dict[str, Any] = {
+    "num_envs": 8, "burn_in": 10, "length": 20, "batch": 16, "reuse": 2, "pull_every": 16, "push_every": 5,
+    "rho_bar": 1.05, "c_bar": 1.05,
+    "network": {"torso": "auto", "hidden": [128], "impala_channels": [16, 32, 32], "impala_blocks": 1,
+                "embedding": 256, "lstm": 64, "head_hidden": 0},
+    "optimizer": {"lr": 1e-3, "decay": True, "weight_decay": 0.01, "betas": [0.9, 0.98], "eps": 1e-6,
+                  "clip_norm": 50.0},
+}
+
+
+class ActorCriticParams(PresetParams):
+    """The fields GDI, DiCE and LBC share: the preset, the importance clips and the three loss scales."""
+
+    preset: Literal["paper", "cpu_small"] = Field(
+        default="cpu_small", description="paper: the paper's Atari table; cpu_small: the setting for a few CPU cores "
+        "(docs/algorithms/substrate.md)")
+    rho_bar: float = Field(default=1.05, gt=0, description="clip of the importance weight in V-trace and the policy gradient")
+    c_bar: float = Field(default=1.05, gt=0, description="clip of the trace coefficients")
+    loss_scales: tuple[float, float, float] = Field(default=(1.0, 10.0, 10.0), description="xi (V), alpha (Q), beta (policy)")
