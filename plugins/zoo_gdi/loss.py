@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from zoo_learner.losses import Rows, actor_critic_terms, clipped_ratios, dueling_q
+from zoo_learner.losses import Ratios, Rows, actor_critic_terms, clipped_ratios, dueling_q
 from zoo_learner.policy import mixture_log_probs
 from zoo_learner.shaping import SHAPINGS
 
@@ -49,10 +49,12 @@ class GDILoss:
     def corrections(self, adv: torch.Tensor, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """(log pi, ratio, rho, c) on the rows after burn-in, from the learner's advantages `adv` and the
         batch's stored lambda and mu; rho and c are 0 on rows that are not trained."""
-        rows = Rows.after_burn_in(batch, self.burn_in)
-        log_pi = self.policy(adv, batch["behavior"])
-        ratios = clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
+        log_pi, ratios = self._corrected_policy(adv, batch, Rows.after_burn_in(batch, self.burn_in))
         return log_pi, ratios.ratio, ratios.rho, ratios.c
+
+    def _corrected_policy(self, adv: torch.Tensor, batch: dict[str, torch.Tensor], rows: Rows) -> tuple[torch.Tensor, Ratios]:
+        log_pi = self.policy(adv, batch["behavior"])
+        return log_pi, clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
 
     def __call__(self, net, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
         adv, value = net.unroll(batch["obs"], batch["state"], batch["valid"], self.burn_in)
@@ -62,9 +64,8 @@ class GDILoss:
         # The learning policy is the family's member at the sequence's stored lambda under the current
         # weights (pi_lambda, the paper's Eq. 10 and 12 in Appendix F); its ratios to the stored mu are
         # clipped at rho_bar and c_bar (Appendix B.1 and B.2).
-        log_pi = self.policy(adv, batch["behavior"])
+        log_pi, ratios = self._corrected_policy(adv, batch, rows)
         pi = log_pi.exp().detach()
-        ratios = clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
 
         # Each head learns from its own shaped rewards (Table 6: h_log for I3; h_log and h_pow for H3's
         # two parameter sets, Eq. 11), with Q centred under pi so that E_pi Q = V (Eq. 9). V follows
