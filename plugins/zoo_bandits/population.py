@@ -6,11 +6,11 @@ c * sqrt(log(1 + sum N) / (1 + N_i)). An "argmax" bandit proposes its d best blo
 draws d distinct blocks with probabilities softmax(score); a proposal is a uniform point inside the
 block. An ensemble picks one of all its bandits' proposals uniformly and updates every bandit with
 (x, G): the weights behind V_i each get ``lr * (G - V_i)``, and ``N_i += 1``. (GDI paper, App. G and
-Table 6, as resolved in specs/gdi.md section 2.4; DiCE's Bandits Vote Algorithm is the same with
-other constants.)
+Table 6, completed from DiCE's Appendix A, docs/algorithms/gdi.md; DiCE's Bandits Vote Algorithm is
+the same with other constants.)
 
 The default is one ensemble of 1-D bandits per coordinate, window-smoothed, over the coordinates as
-they are. The options of section 2.4: one ensemble over the product grid of all coordinates
+they are. The alternatives: one ensemble over the product grid of all coordinates
 (`structure: joint`), App. G's tile coding (`smoothing: tiles`), and bandits over x = log(1 + value)
 for inverse temperatures (`log1p_coordinates`).
 

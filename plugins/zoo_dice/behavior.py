@@ -1,7 +1,7 @@
 """DiCE's behavior space: one coordinate x = log(1 + 1/tau) over [0, ln 51], i.e. 1/tau in [0, 50].
 
 x = 0 is tau = inf (the uniform policy), x = ln 51 is tau = 0.02. The bandits tile x into 50 blocks
-(specs/dice.md section 14, items 7 and 8). Temperatures are never divided by: the behavior is
+(docs/algorithms/dice.md). Temperatures are never divided by: the behavior is
 softmax(beta * A) with beta = 1/tau = expm1(x), finite everywhere on the range.
 """
 

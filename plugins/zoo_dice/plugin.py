@@ -2,7 +2,8 @@
 
 Omega, the Bandits Vote Algorithm, is the registered `gdi_bandits` population with DiCE's constants
 (M = 7 bandits, d = 7 candidates, widths {1, 2, 3}, learning rates {0.05, 0.1, 0.2}, c = 1, argmax and
-random modes): the two papers' bandit ensembles are the same algorithm (specs/dice.md section 5).
+random modes): the two papers' bandit ensembles are the same algorithm (DiCE Appendix A, GDI Appendix G;
+docs/algorithms/dice.md).
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ the most votes wins, ties broken uniformly; the point is drawn uniformly inside 
 Every bandit is updated with the arm that was chosen and the raw episode return; every
 `replace_every` updates one bandit, picked uniformly, restarts with no history and a new c.
 
-For evaluation (`best`, specs/lbc.md 3.3 (b)) each coordinate takes its greedy arm: the highest mean
-return over its bandits' pooled counts and sums (arms none has tried rank last, ties uniformly at
-random), with no bonus; the point is drawn uniformly inside.
+For evaluation (`best`, the zoo's reading of App. H.2; docs/algorithms/lbc.md) each coordinate takes
+its greedy arm: the highest mean return over its bandits' pooled counts and sums (arms none has tried
+rank last, ties uniformly at random), with no bonus; the point is drawn uniformly inside.
 """
 
 from __future__ import annotations

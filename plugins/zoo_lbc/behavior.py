@@ -1,4 +1,5 @@
-"""LBC's behavior space and hybrid mapping mu = sum_i omega_i softmax(tau_i A_i) (specs/lbc.md 1.4, 1.5).
+"""LBC's behavior space and hybrid mapping mu = sum_i omega_i softmax(tau_i A_i) (Section 4.1, Eq. 10;
+docs/algorithms/lbc.md).
 
 tau_i is an inverse temperature. The bandits see it as x_i = log(1 + tau_i) over [0, 4] in blocks of
 0.2 (20 arms; tau = e^x - 1 in [0, 53.6]); omega_i lies in [0, 1] in blocks of 0.1 and is normalized

@@ -1,4 +1,5 @@
-"""The substrate's spec blocks: networks, optimizer and machinery (no torch import, so plugins load fast)."""
+"""The substrate's spec blocks: networks, optimizer, machinery, and the params base and presets GDI, DiCE and LBC
+share (no torch import, so plugins load fast)."""
 
 from __future__ import annotations
 
