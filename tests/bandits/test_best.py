@@ -76,7 +76,7 @@ def test_gdi_bandits_best_after_learning_is_in_the_argmax_of_the_mean_value(stru
 
 
 def test_dices_omega_best_tau_is_the_argmax_tile_of_the_bandits_mean_value():
-    """specs/dice.md 5.3 best_tau: Vbar = mean over bandits of values(); x uniform inside argmax tile."""
+    """DiCE's best tau: Vbar = mean over bandits of values(); x uniform inside argmax tile."""
     space = dice_space()
     omega = make("gdi_bandits", space, **BVA)
     rng = np.random.default_rng(1)

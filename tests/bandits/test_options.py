@@ -1,4 +1,4 @@
-"""The options of GDI's bandit population (specs/gdi.md section 2.4 (a)-(c)): joint bandits over the product
+"""The options of GDI's bandit population (docs/algorithms/gdi.md): joint bandits over the product
 grid, App. G's tile coding, bandits over x = log(1 + beta); known answers on tiny grids, scale invariance,
 exact checkpoints, learning, and selection from a spec.
 

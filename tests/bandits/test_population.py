@@ -1,6 +1,6 @@
 """GDI's bandit population: the mechanics of one bandit, scale invariance, and that E shifts the behavior choice.
 
-Calibration of test_population_shifts_behavior_toward_the_better_region (spec test 8, written down
+Calibration of test_population_shifts_behavior_toward_the_better_region (written down
 here): G = 100 - 200 (eps - 0.2)^2 - (beta2 - 30)^2 / 10 + N(0, 5), 300 episodes, fraction of the
 last 100 lambdas with |beta2 - 30| < 5 and |eps - 0.2| < 0.1. Over seeds 0-7 this implementation
 gave 0.15-0.30 (mean 0.22) against 0.02-0.08 (mean 0.04) for uniform selection; the chi-square

@@ -1,4 +1,4 @@
-"""The closed-form behavior family pi_tau = softmax(A / tau) on x = log(1 + 1/tau) (specs/dice.md tests 1, 2, 4)."""
+"""The closed-form behavior family pi_tau = softmax(A / tau) on x = log(1 + 1/tau) (DiCE Section 3.1)."""
 
 import math
 

@@ -1,5 +1,5 @@
 """DiCE's learner: the tau-scaled policy gradient, objective invariance, reward shape and loss assembly
-(specs/dice.md tests 3, 14, 15)."""
+(DiCE Section 3.2, Table 5; docs/algorithms/dice.md)."""
 
 import math
 

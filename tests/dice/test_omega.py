@@ -1,7 +1,7 @@
-"""Omega: DiCE's default meta-controllers adapt tau toward higher returns (specs/dice.md tests 10, 11, 16).
+"""Omega: DiCE's default meta-controllers adapt tau toward higher returns (DiCE Section 3.3, Appendix A).
 
-Calibration of the adaptation test (spec test 11; G(x) = -(x - 2)^2 + N(0, 0.1^2), 500 rounds,
-the agent's Omega: M = 7, d = 7, K = 50): the numpy prototype dice-bva-sim.py gave a share of the
+Calibration of the adaptation test (G(x) = -(x - 2)^2 + N(0, 0.1^2), 500 rounds,
+the agent's Omega: M = 7, d = 7, K = 50): a separate numpy prototype of Omega gave a share of the
 last 200 x inside [1.7, 2.3] of 0.46 on average (0.34 to 0.56 over 10 seeds); this Omega measured
 0.51 over seeds 0-4 (per seed 0.46 to 0.58; 0.33 to 0.66 over seeds 0-9), and its bandit-averaged
 argmax tile was within 0.09 of x = 2 in 10 of 10 seeds. Thresholds (the spec's): mean share >= 0.30

@@ -1,4 +1,4 @@
-"""specs/gdi.md test 9: E shapes the data, not only the lambdas.
+"""E shapes the data, not only the lambdas (docs/algorithms/gdi.md).
 
 A fixed, untrained network (no LSTM; its advantage head scaled by 0.3, so that only large 1/tau
 make it greedy) acts through GDI-I3's mixture policy in 16 envs whose reward is 1 for the network's

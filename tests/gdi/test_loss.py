@@ -1,5 +1,5 @@
 """GDI's learner really uses the stored behavior: ratios from stored mu and lambda, clipped weights,
-the dueling identity, and the loss scales (spec tests 4, 5, 10)."""
+the dueling identity, and the loss scales (docs/algorithms/gdi.md)."""
 
 import math
 

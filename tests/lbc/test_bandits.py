@@ -1,4 +1,4 @@
-"""LBC's voting bandit population (specs/lbc.md tests B2-B6).
+"""LBC's voting bandit population (LBC Section 4.2, Appendix E).
 
 Calibration (this implementation, seeds 0-4): B5's stationary top-3 share of the last 200 rounds
 was >= 0.8 for every seed (the spec's threshold, from lbc-bandit-sim.py); after the reversal the new

@@ -1,4 +1,4 @@
-"""The hybrid mapping and the members' reward shapings (specs/lbc.md tests M1, L1)."""
+"""The hybrid mapping and the members' reward shapings (LBC Eq. 10, Table 3)."""
 
 import math
 
