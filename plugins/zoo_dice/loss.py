@@ -88,6 +88,5 @@ class DiCELoss:
         entropy = masked_mean(-(log_pi.exp() * log_pi.clamp_min(-1e4)).sum(-1)[:-1], rows.mask)
         xi, alpha, beta_pi = self.scales
         total = xi * terms.v + alpha * terms.q + beta_pi * terms.pi - self.entropy * entropy
-        return total, {"loss_v": terms.v.item(), "loss_q": terms.q.item(), "loss_pi": terms.pi.item(),
-                       "entropy": entropy.item(), **ratios.diagnostics(rows.mask),
+        return total, {**terms.logged(), "entropy": entropy.item(), **ratios.diagnostics(rows.mask),
                        "inverse_tau": float(inverse_temperature(batch["behavior"]).mean())}

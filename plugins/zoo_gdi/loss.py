@@ -52,7 +52,8 @@ class GDILoss:
         log_pi, ratios = self._corrected_policy(adv, batch, Rows.after_burn_in(batch, self.burn_in))
         return log_pi, ratios.ratio, ratios.rho, ratios.c
 
-    def _corrected_policy(self, adv: torch.Tensor, batch: dict[str, torch.Tensor], rows: Rows) -> tuple[torch.Tensor, Ratios]:
+    def _corrected_policy(self, adv: torch.Tensor, batch: dict[str, torch.Tensor],
+                          rows: Rows) -> tuple[torch.Tensor, Ratios]:
         log_pi = self.policy(adv, batch["behavior"])
         return log_pi, clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
 
@@ -79,11 +80,11 @@ class GDILoss:
         for i in range(heads):
             v, q = value[..., i], dueling_q(adv[..., i, :], value[..., i], pi)
             own_log_pi = log_pi if heads == 1 else self.policy(adv, batch["behavior"], detach_head=1 - i)
-            terms = actor_critic_terms(
-                v, rows.taken(q), rows.taken(own_log_pi).clamp_min(-1e3), self.shapings[i](rows.reward), discounts,
-                ratios, rows.mask, expected_q=None if self.retrace_form == "paper" else (pi * q).sum(-1))
+            score = rows.taken(own_log_pi).clamp_min(-1e3)  # finite where a greedy mixture gives an action 0
+            expected_q = None if self.retrace_form == "paper" else (pi * q).sum(-1)
+            terms = actor_critic_terms(v, rows.taken(q), score, self.shapings[i](rows.reward), discounts, ratios,
+                                       rows.mask, expected_q)
             total = total + scale_v * terms.v + scale_q * terms.q + scale_pi * terms.pi
-            parts["loss_v"] += terms.v.item()
-            parts["loss_q"] += terms.q.item()
-            parts["loss_pi"] += terms.pi.item()
+            for name, number in terms.logged().items():
+                parts[name] += number
         return total, {**parts, **ratios.diagnostics(rows.mask), "mu_entropy": rows.behavior_entropy()}

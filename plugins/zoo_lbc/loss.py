@@ -62,8 +62,7 @@ class LBCLoss:
             terms = actor_critic_terms(v, rows.taken(dueling_q(a, v, pi)), log_pi_taken, shape(rows.reward),
                                        rows.discounts(gamma), ratios, rows.mask, expected_q=v)
             total = total + xi * terms.v + alpha * terms.q + beta * terms.pi
-            parts["loss_v"] += terms.v.item()
-            parts["loss_q"] += terms.q.item()
-            parts["loss_pi"] += terms.pi.item()
+            for name, number in terms.logged().items():
+                parts[name] += number
             parts["rho"] += float(masked_mean(ratios.rho[:-1], rows.mask)) / len(self.gammas)
         return total, {**parts, "mu_entropy": rows.behavior_entropy()}

@@ -105,6 +105,9 @@ class ActorCriticTerms:
     q: torch.Tensor
     pi: torch.Tensor
 
+    def logged(self) -> dict[str, float]:
+        return {"loss_v": self.v.item(), "loss_q": self.q.item(), "loss_pi": self.pi.item()}
+
 
 def actor_critic_terms(value: torch.Tensor, q_taken: torch.Tensor, score: torch.Tensor, rewards: torch.Tensor,
                        discounts: torch.Tensor, ratios: Ratios, mask: torch.Tensor,
