@@ -20,8 +20,7 @@ import time
 
 import numpy as np
 
-from zoo_gohr.plugin import GohrEnvParams, make_env
-from zoo_gohr.vector import make_vector_env
+from zoo_gohr.plugin import GohrEnvParams, make_env, make_vector_env
 
 RULES = ["paper/color_match", "paper/clockwise", "paper/b23_then_b01", "paper/b3_then_b1",
          "gohr/MLC/BMK/position_A", "gohr/FDCL/basic/ordL1_Nearby",  # orders

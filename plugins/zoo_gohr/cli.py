@@ -10,6 +10,8 @@ import typer
 
 from zoo.errors import ZooError
 
+from .engine.constants import BUCKETS, CELLS
+
 gohr_app = typer.Typer(no_args_is_help=True, help="GOHR tools.")
 
 
@@ -20,7 +22,7 @@ def conformance(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also list the episodes that pass."),
 ) -> None:
     """Replay the real engine's transcripts and compare every field of every step."""
-    from .conformance import replay_file
+    from .engine.conformance import replay_file
 
     passed = failed = 0
     for path in transcripts:
@@ -48,7 +50,7 @@ def rules(rule_set: Optional[str] = typer.Argument(None, help="Only this rule se
     """List the rule names a spec can use."""
     from zoo.errors import did_you_mean
 
-    from .rulesets import rule_names, rule_sets
+    from .named_rules import rule_names, rule_sets
 
     sets = rule_sets()
     if rule_set is not None:
@@ -62,8 +64,8 @@ def rules(rule_set: Optional[str] = typer.Argument(None, help="Only this rule se
 @gohr_app.command()
 def check(rule: str = typer.Argument(..., help="A rule name or rule file.")) -> None:
     """Parse a rule and report errors and warnings (unknown shapes or colors, impossible buckets)."""
-    from .errors import RuleSyntaxError
-    from .rulesets import load_named_rules
+    from .engine.errors import RuleSyntaxError
+    from .named_rules import load_named_rules
 
     try:
         parsed = load_named_rules(rule)
@@ -80,18 +82,18 @@ def play(
     rule: str = typer.Argument(..., help="A rule name (e.g. paper/clockwise) or rule file."),
     seed: int = typer.Option(1, help="Board stream seed (the server's generator)."),
     boards: int = typer.Option(3, min=1, help="How many boards to play."),
-    pieces: int = typer.Option(9, min=1, max=36, help="Pieces per board."),
+    pieces: int = typer.Option(9, min=1, max=CELLS, help="Pieces per board."),
     reveal: bool = typer.Option(False, help="Show the rule when the game ends."),
 ) -> None:
     """Play a hidden rule in the terminal: type a cell and a bucket, e.g. '14 2'."""
     from rich.console import Console
 
-    from .boards import random_boards
-    from .board import LEGACY_COLORS, LEGACY_SHAPES
+    from .board_sources import random_boards
     from .display import board_text
-    from .errors import RuleSyntaxError
-    from .game import Code, Finish, Game
-    from .rulesets import load_named_rules, resolve_rule
+    from .engine.constants import LEGACY_COLORS, LEGACY_SHAPES
+    from .engine.errors import RuleSyntaxError
+    from .engine.game import Code, Finish, Game
+    from .named_rules import load_named_rules, resolve_rule
 
     try:
         parsed = load_named_rules(rule)
@@ -101,7 +103,7 @@ def play(
     stream = random_boards(seed, min_objects=pieces, max_objects=pieces, min_shapes=0, max_shapes=0,
                            min_colors=0, max_colors=0, shapes=LEGACY_SHAPES, colors=LEGACY_COLORS)
     console.print("Clear each board. Buckets: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left.")
-    console.print("A move is 'CELL BUCKET' (cells 1..36, 1 bottom-left, 36 top-right); 'q' quits.")
+    console.print(f"A move is 'CELL BUCKET' (cells 1..{CELLS}, 1 bottom-left, {CELLS} top-right); 'q' quits.")
     total_errors = total_moves = 0
     for number in range(1, boards + 1):
         game = Game(parsed, stream.next_board())
@@ -115,7 +117,7 @@ def play(
                 return
             parts = line.replace(",", " ").split()
             if len(parts) != 2 or not all(p.isdigit() for p in parts):
-                console.print("[yellow]type a cell (1..36) and a bucket (0..3), e.g. '14 2'[/]")
+                console.print(f"[yellow]type a cell (1..{CELLS}) and a bucket (0..{BUCKETS - 1}), e.g. '14 2'[/]")
                 continue
             result = game.move_at(int(parts[0]), int(parts[1]))
             if result.code in (Code.EMPTY_CELL, Code.INVALID_POS, Code.INVALID_ARGUMENTS):

@@ -2,7 +2,7 @@
 import pytest
 
 from zoo_gohr import RuleSyntaxError, parse_rules
-from zoo_gohr.syntax import (Atom, BinOp, Cmp, Const, ExprValue, ListE, Not, Num, PosList, Range,
+from zoo_gohr.engine.syntax import (Atom, BinOp, Cmp, Const, ExprValue, ListE, Not, Num, PosList, Range,
                              RuleLine, Str, Var)
 
 

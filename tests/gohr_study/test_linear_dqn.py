@@ -20,7 +20,7 @@ from zoo.registry import get_registry
 from zoo_dqn.agent import LinearDQNAgent
 from zoo_dqn.linear import LinearQ
 from zoo_dqn.params import LinearDQNParams
-from zoo_gohr.features import GohrPaperFeatures
+from zoo_gohr.vector.features import GohrPaperFeatures
 from zoo_gohr.plugin import GohrEnvParams, make_env
 
 

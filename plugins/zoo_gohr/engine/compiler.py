@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from functools import reduce
 
+from .constants import CELLS
 from .expressions import BUCKET, MEM, PIECE, CExpr, bucket_mask, compile_expr
 from .orders import BUILTIN_ORDERS, group_masks
 from .syntax import Atom, Const, Range
 
 
-class _Env:
+class EvalContext:
+    """What an expression is evaluated against: the piece, the bucket ``b`` and the episode memory."""
+
     __slots__ = ("piece", "b", "mem")
 
     def __init__(self, piece=None, b=None, mem=None):
@@ -24,7 +27,7 @@ class _Env:
 def _cell_mask(cells) -> int:
     m = 0
     for c in cells:
-        if 1 <= c <= 36:
+        if 1 <= c <= CELLS:
             m |= 1 << c
     return m
 
@@ -222,7 +225,7 @@ class CompiledRules:
 
     def static_masks(self, piece) -> tuple[int, ...]:
         """Per-atom 4-bit masks of everything about ``piece`` that never changes."""
-        env = _Env(piece)
+        env = EvalContext(piece)
         return tuple(a.static_mask(env) for a in self.atoms)
 
     def static_table(self, shapes, colors):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .constants import CELLS, LEGACY_COLORS, LEGACY_SHAPES
 from .errors import RuleSyntaxError
 from .syntax import Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, RuleLine, Var
 
@@ -29,7 +30,6 @@ class RuleSet:
         """Warnings (``file:line:col: message``) for names outside the given shape/color sets,
         cells outside 1..36 and bucket fields that can never yield a bucket.
         With ``strict=True`` the first one is raised as :class:`RuleSyntaxError`."""
-        from .board import LEGACY_COLORS, LEGACY_SHAPES
         known = {"shape": {s.upper() for s in (shapes or LEGACY_SHAPES)},
                  "color": {c.upper() for c in (colors or LEGACY_COLORS)}}
         out: list[tuple[int, int, str]] = []
@@ -45,8 +45,8 @@ class RuleSet:
                              f"expression it is an unbound variable (write \"{n.upper()}\")")
                             for n in _bare_names(v.expr) if n.upper() in known[key]]
             for pl in a.pos + ((a.postpos,) if a.postpos else ()):
-                out += [(line, col, f"cell {c} is outside 1..36 and never matches")
-                        for c in pl.cells if not 1 <= c <= 36]
+                out += [(line, col, f"cell {c} is outside 1..{CELLS} and never matches")
+                        for c in pl.cells if not 1 <= c <= CELLS]
             if a.bucket is not None and _never_bucket(a.bucket):
                 out.append((*a.bucket.loc, "this bucket expression can never yield a bucket 0..3"))
             if a.count == 0:

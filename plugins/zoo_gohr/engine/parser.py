@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .constants import CELLS
 from .errors import RuleSyntaxError
 from .lexer import EOL, ID, NUM, OP, STR, Tok, tokenize
 from .orders import BUILTIN_ORDER_NAMES
@@ -324,8 +325,8 @@ class _LineParser:
             else:  # silently an empty tie group, as in the reference server
                 cells = ()
             for c in cells:
-                if not 1 <= c.value <= 36:
-                    raise self.error(c.loc, f"cell {c.value} in order {name_tok.text!r} is outside 1..36")
+                if not 1 <= c.value <= CELLS:
+                    raise self.error(c.loc, f"cell {c.value} in order {name_tok.text!r} is outside 1..{CELLS}")
                 if c.value in seen:
                     raise self.error(c.loc, f"cell {c.value} appears twice in order {name_tok.text!r}")
                 seen.add(c.value)

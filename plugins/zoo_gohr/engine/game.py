@@ -5,7 +5,8 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from .board import Board, Piece
-from .compiler import _Env
+from .compiler import EvalContext
+from .constants import CELLS
 from .memory import Memory
 from .orders import eligible
 
@@ -71,7 +72,7 @@ class Game:
         # (zeroed when a piece leaves)
         self._cols = [list(col) for col in zip(*map(cr.columns, pieces))] if n else []
         self._mem = Memory()
-        self._env = _Env(mem=self._mem)
+        self._env = EvalContext(mem=self._mem)
         self.attempts = 0
         self.finish = Finish.NO
         self._hint = [0] * n
@@ -99,7 +100,7 @@ class Game:
         """A move addressing the piece by its cell 1..36."""
         if self.finish:
             return _R[Code.NO_GAME, self.finish]
-        if not 1 <= pos <= 36:
+        if not 1 <= pos <= CELLS:
             return _R[Code.INVALID_POS, self.finish]
         k = self._cells[pos]
         if k != 1:
@@ -309,7 +310,7 @@ class Game:
         g._alive = list(self._alive)
         g._cells = list(self._cells)
         g._mem = self._mem.copy()
-        g._env = _Env(mem=g._mem)
+        g._env = EvalContext(mem=g._mem)
         g._hint = list(self._hint)
         g._acc = [(i, list(m)) for i, m in self._acc]
         g._cols = [list(c) for c in self._cols]
