@@ -23,6 +23,7 @@ def conformance(
 ) -> None:
     """Replay the real engine's transcripts and compare every field of every step."""
     from .engine.conformance import replay_file
+    from .engine.errors import RuleSyntaxError
 
     passed = failed = 0
     for path in transcripts:
@@ -30,7 +31,9 @@ def conformance(
             raise ZooError(f"{path}: no such transcript file or folder")
         try:
             outcomes = replay_file(path, rules_root)
-        except (OSError, ValueError, KeyError) as exc:
+        except RuleSyntaxError as exc:
+            raise ZooError(f"{path}: rule file error: {exc}") from None
+        except (OSError, ValueError, KeyError, EOFError) as exc:
             raise ZooError(f"{path}: cannot replay: {type(exc).__name__}: {exc}") from None
         for outcome in outcomes:
             if outcome.passed:
@@ -69,7 +72,7 @@ def check(rule: str = typer.Argument(..., help="A rule name or rule file.")) -> 
 
     try:
         parsed = load_named_rules(rule)
-    except (RuleSyntaxError, ValueError) as exc:
+    except (RuleSyntaxError, ValueError, OSError) as exc:
         raise ZooError(str(exc)) from None
     warnings = parsed.validate_against()
     for warning in warnings:
@@ -97,7 +100,7 @@ def play(
 
     try:
         parsed = load_named_rules(rule)
-    except (RuleSyntaxError, ValueError) as exc:
+    except (RuleSyntaxError, ValueError, OSError) as exc:
         raise ZooError(str(exc)) from None
     console = Console(highlight=False)
     stream = random_boards(seed, min_objects=pieces, max_objects=pieces, min_shapes=0, max_shapes=0,
