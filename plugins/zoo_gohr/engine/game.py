@@ -72,7 +72,7 @@ class Game:
         # (zeroed when a piece leaves)
         self._cols = [list(col) for col in zip(*map(cr.columns, pieces))] if n else []
         self._mem = Memory()
-        self._env = EvalContext(mem=self._mem)
+        self._ctx = EvalContext(mem=self._mem)
         self.attempts = 0
         self.finish = Finish.NO
         self._hint = [0] * n
@@ -206,11 +206,11 @@ class Game:
     def _atom_masks(self, a, elig: dict[str, int]) -> list[int] | None:
         """The buckets atom ``a`` (not table-driven) accepts for every slot; None if its memory tests
         rule it out."""
-        pieces, col, env = self._pieces, self._cols[a.col], self._env
+        pieces, col, ctx = self._pieces, self._cols[a.col], self._ctx
         pre = 15
         if a.mem_tests or a.mem_bucket is not None:
-            env.piece = env.b = None
-            pre = a.memory_mask(env)
+            ctx.piece = ctx.b = None
+            pre = a.memory_mask(ctx)
             if not pre:
                 return None
         if not a.per_piece:
@@ -239,8 +239,8 @@ class Game:
                 if not m:
                     continue
             if a.dynamic:
-                env.piece = p
-                m = a.dynamic_mask(env, m)
+                ctx.piece = p
+                m = a.dynamic_mask(ctx, m)
             masks[j] = m
         if a.postpos is not None:
             self._apply_postpos(a.postpos, masks)
@@ -310,7 +310,7 @@ class Game:
         g._alive = list(self._alive)
         g._cells = list(self._cells)
         g._mem = self._mem.copy()
-        g._env = EvalContext(mem=g._mem)
+        g._ctx = EvalContext(mem=g._mem)
         g._hint = list(self._hint)
         g._acc = [(i, list(m)) for i, m in self._acc]
         g._cols = [list(c) for c in self._cols]
