@@ -1,4 +1,4 @@
-"""The random board generator is bit-compatible with the reference server (spec §7.1)."""
+"""The random board generator is bit-compatible with the reference server (docs/algorithms/gohr-rules.md, "Boards")."""
 import gzip
 import json
 

@@ -1,4 +1,4 @@
-"""Hand-checked ASTs for each feature of the rule language (spec §2-§5)."""
+"""Hand-checked ASTs for each feature of the rule language (docs/algorithms/gohr-rules.md)."""
 import pytest
 
 from zoo_gohr import RuleSyntaxError, parse_rules

@@ -1,4 +1,4 @@
-"""Semantics of expressions, orders and the move-processing control flow (spec §1, §3, §5, §6)."""
+"""Semantics of expressions, orders and the move-processing control flow (docs/algorithms/gohr-rules.md)."""
 import pytest
 
 from zoo_gohr import (Board, Code, Finish, Game, Piece, RuleRuntimeError, board_from_json, nearby,

@@ -1,4 +1,5 @@
-"""Pieces, board geometry, CGS board JSON and the random board generator (spec §1, §7)."""
+"""Pieces, board geometry, CGS board JSON and the random board generator (docs/algorithms/gohr-rules.md, "Board,
+buckets and pieces" and "Boards")."""
 from __future__ import annotations
 
 import random as _pyrandom

@@ -1,4 +1,4 @@
-"""The set-valued expression language (spec §5), compiled to closures.
+"""The set-valued expression language (docs/algorithms/gohr-rules.md, "Expressions"), compiled to closures.
 
 A compiled expression is a function ``fn(ctx) -> set`` where ``ctx`` (an
 :class:`~zoo_gohr.engine.compiler.EvalContext`) has ``piece`` (the candidate piece), ``b`` (the
@@ -57,7 +57,7 @@ def arith(op: str, a_set, b_set, where: str = "expression"):
 
 
 def compare(op: str, a_set, b_set):
-    """``{1}`` if some pair satisfies ``op``; if either side is empty, the left set (quirk §5.2)."""
+    """``{1}`` if some pair satisfies ``op``; if either side is empty, the left set (the server's quirk)."""
     if not a_set or not b_set:
         return a_set
     for a in a_set:

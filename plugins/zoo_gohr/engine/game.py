@@ -1,4 +1,5 @@
-"""One GOHR episode: the move-processing control flow of the reference server (spec §6)."""
+"""One GOHR episode: the move-processing control flow of the reference server (docs/algorithms/gohr-rules.md,
+"Moves and control flow")."""
 from __future__ import annotations
 
 from enum import IntEnum

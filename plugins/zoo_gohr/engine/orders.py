@@ -1,4 +1,4 @@
-"""Built-in and custom cell orders, and order eligibility (spec §3).
+"""Built-in and custom cell orders, and order eligibility (docs/algorithms/gohr-rules.md, "Orders").
 
 Cells are 1..36 (``pos = x + 6*(y-1)``, y = 1 the bottom row). Cell sets are int
 bitmasks with bit ``pos`` set.

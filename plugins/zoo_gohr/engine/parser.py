@@ -1,4 +1,4 @@
-"""Recursive-descent parser: rule-file text -> :class:`RuleSet` (spec §2-§5)."""
+"""Recursive-descent parser: rule-file text -> :class:`RuleSet` (docs/algorithms/gohr-rules.md)."""
 from __future__ import annotations
 
 import re
@@ -80,7 +80,7 @@ class _LineParser:
             raise self.error(self.peek(), f"more than {_MAX_OPERATORS} operators in one line")
         return self.next()
 
-    # -- expressions (spec §5.1)
+    # -- expressions (the grammar in docs/algorithms/gohr-rules.md, "Expressions")
     def expr(self) -> Expr:
         left = self.sum()
         t = self.peek()
@@ -218,7 +218,7 @@ class _LineParser:
         nxt = self.peek(1)
         return self.is_op("*") and (nxt.kind == EOL or nxt.kind == OP and nxt.text in (",", ")"))
 
-    # -- atoms (spec §4)
+    # -- atoms (docs/algorithms/gohr-rules.md, "Rule lines and atoms")
     def atom(self) -> Atom:
         open_ = self.peek()
         self.expect_op("(", "'(' to start an atom")

@@ -1,9 +1,9 @@
 """Many games of one rule set on random S+C boards, played in numpy arrays: the vector env's engine
 for rules that :class:`~zoo_gohr.vector.rule_tables.RuleTables` covers.
 
-It follows ``Game`` step for step (spec §6) for a batch of games at once: the acceptance map of the
-active line (``_compute``), line changes and stalemates (``_prep``), counters, the memory and the
-removal of accepted pieces. Each game's board is one row of piece codes (one piece per cell).
+It follows ``Game`` step for step (docs/algorithms/gohr-rules.md, "Moves and control flow") for a
+batch of games at once: the acceptance map of the active line (``_compute``), line changes and
+stalemates (``_prep``), counters, the memory and the removal of accepted pieces. Each game's board is one row of piece codes (one piece per cell).
 """
 
 from __future__ import annotations
