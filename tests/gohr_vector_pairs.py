@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from gymnasium.vector import SyncVectorEnv
 from zoo_gohr import RuleRuntimeError
-from zoo_gohr.engine.constants import LEGACY_COLORS, LEGACY_SHAPES
 from zoo_gohr.board_sources import random_boards
-from zoo_gohr.vector.cell_states import EMPTY
+from zoo_gohr.engine.constants import LEGACY_COLORS, LEGACY_SHAPES
 from zoo_gohr.env import GohrEnv
+from zoo_gohr.vector.cell_states import EMPTY
 from zoo_gohr.vector.vector_env import GohrVectorEnv
 
 N = 6

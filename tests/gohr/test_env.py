@@ -13,8 +13,8 @@ from zoo.registry import get_registry
 from zoo.spec import load_spec_text
 from zoo_gohr.engine.board import Board, Piece
 from zoo_gohr.engine.constants import ACTIONS
-from zoo_gohr.vector.layout import ObservationLayout, decode_action, encode_action
 from zoo_gohr.plugin import make_env
+from zoo_gohr.vector.layout import ObservationLayout, decode_action, encode_action
 
 from shared_data import GOLDEN, require_shared
 

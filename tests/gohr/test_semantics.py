@@ -5,10 +5,10 @@ from zoo_gohr import (Board, Code, Finish, Game, Piece, RuleRuntimeError, board_
                       parse_rules, remotest)
 from zoo_gohr.engine.compiler import EvalContext
 from zoo_gohr.engine.expressions import compile_expr
+from zoo_gohr.engine.lexer import tokenize
 from zoo_gohr.engine.memory import Memory
 from zoo_gohr.engine.orders import BUILTIN_ORDERS, eligible, group_masks
 from zoo_gohr.engine.parser import _LineParser
-from zoo_gohr.engine.lexer import tokenize
 
 
 def ev(text, piece=None, b=0, mem=None):
