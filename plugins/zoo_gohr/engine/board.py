@@ -182,7 +182,7 @@ class BoardGenerator:
         self.shapes = tuple(str(s).upper() for s in shapes)
         self.colors = tuple(str(c).upper() for c in colors)
         if not 0 <= self.objects[0] <= CELLS or self.objects[1] > CELLS and not crowded:
-            raise ValueError("the number of objects must be within 0..36")
+            raise ValueError(f"the number of objects must be within 0..{CELLS}")
         if rng is None:
             rng = JavaRandom(seed if seed else _pyrandom.getrandbits(63))
         self.rng = rng

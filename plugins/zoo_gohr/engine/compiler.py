@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import reduce
 
+from .board import Piece, xy
 from .constants import CELLS
 from .expressions import BUCKET, MEM, PIECE, CExpr, bucket_mask, compile_expr
 from .orders import BUILTIN_ORDERS, group_masks
@@ -233,10 +234,9 @@ class CompiledRules:
         unused): the per-atom predicate tables a vectorized engine can gather from."""
         import numpy as np
 
-        from .board import Piece, xy
-        table = np.zeros((len(self.atoms), len(shapes), len(colors), 37), np.uint8)
+        table = np.zeros((len(self.atoms), len(shapes), len(colors), CELLS + 1), np.uint8)
         for si, shape in enumerate(shapes):
             for ci, color in enumerate(colors):
-                for pos in range(1, 37):
+                for pos in range(1, CELLS + 1):
                     table[:, si, ci, pos] = self.static_masks(Piece(0, *xy(pos), shape, color))
         return table

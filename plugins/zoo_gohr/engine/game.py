@@ -63,7 +63,7 @@ class Game:
         if len(self._slot) != n:
             raise ValueError("duplicate piece ids")
         self._alive = list(range(n))
-        self._cells = cells = [0] * 37
+        self._cells = cells = [0] * (CELLS + 1)  # pieces per cell 1..36
         occ = 0
         for p in pieces:
             cells[p.pos] += 1

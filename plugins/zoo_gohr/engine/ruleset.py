@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .compiler import CompiledRules
 from .constants import CELLS, LEGACY_COLORS, LEGACY_SHAPES
 from .errors import RuleSyntaxError
+from .expressions import bucket_mask, compile_expr
 from .syntax import Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, RuleLine, Var
 
 
@@ -19,7 +21,6 @@ class RuleSet:
     compiled: object = field(init=False, repr=False)
 
     def __post_init__(self):
-        from .compiler import CompiledRules
         self.compiled = CompiledRules(self)
 
     @property
@@ -77,6 +78,5 @@ def _bare_names(e: Expr):
 
 def _never_bucket(e: Expr) -> bool:
     """True if the expression is constant and yields no integer (so the atom never accepts)."""
-    from .expressions import bucket_mask, compile_expr
     ce = compile_expr(e)
     return ce.const is not None and bucket_mask(ce.const) == 0
