@@ -109,7 +109,7 @@ def play(
     console.print(f"A move is 'CELL BUCKET' (cells 1..{CELLS}, 1 bottom-left, {CELLS} top-right); 'q' quits.")
     total_errors = total_moves = 0
     for number in range(1, boards + 1):
-        game = Game(parsed, stream.next_board())
+        game = _rule_runs(Game, parsed, stream.next_board())
         errors = moves = 0
         console.print(f"\n[bold]Board {number} of {boards}[/]")
         while game.finish == Finish.NO:
@@ -122,7 +122,7 @@ def play(
             if len(parts) != 2 or not all(p.isdigit() for p in parts):
                 console.print(f"[yellow]type a cell (1..{CELLS}) and a bucket (0..{BUCKETS - 1}), e.g. '14 2'[/]")
                 continue
-            result = game.move_at(int(parts[0]), int(parts[1]))
+            result = _rule_runs(game.move_at, int(parts[0]), int(parts[1]))
             if result.code in (Code.EMPTY_CELL, Code.INVALID_POS, Code.INVALID_ARGUMENTS):
                 console.print(f"[yellow]{_FEEDBACK.get(result.code, result.code.name)}[/]")
                 continue
@@ -138,6 +138,17 @@ def play(
     _summary(console, total_moves, total_errors)
     if reveal:
         console.print(f"\nThe rule ({resolve_rule(rule)}):\n" + resolve_rule(rule).read_text(encoding="utf-8"))
+
+
+
+def _rule_runs(call, *args):
+    """``call(*args)``, with a rule the reference server would stop on (arithmetic on a name) as one line."""
+    from .engine.errors import RuleRuntimeError
+
+    try:
+        return call(*args)
+    except RuleRuntimeError as exc:
+        raise ZooError(f"rule error: {exc}") from None
 
 
 _FEEDBACK = {4: "denied: that piece cannot go to that bucket now", 7: "immovable: that piece cannot move now",

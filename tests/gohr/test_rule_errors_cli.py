@@ -73,3 +73,15 @@ def test_malformed_rule_file_is_one_line_in_every_command(command, bad, tmp_path
     assert f"bad.txt:{position}: " in lines[0] or f"case.rules.txt:{position}: " in lines[0]
     assert words in lines[0]
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_play_stops_with_one_line_on_a_rule_the_server_would_stop_on(tmp_path, capsys, monkeypatch):
+    """Arithmetic on a color name parses (as on the server) and fails at the first move that evaluates it."""
+    rule = tmp_path / "bad.txt"
+    rule.write_text("(*, *, *, *, [last.color + 1, !last * [0, 1, 2, 3]])\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("8 0\nq\n"))  # seed 1: a piece in cell 8, any bucket first
+    assert main(["gohr", "play", str(rule), "--seed", "1"]) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out + err
+    assert lines[0].startswith(f"error: rule error: {rule}:1:26: attempt to apply operation + to a non-number ")
