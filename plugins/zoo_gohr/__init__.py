@@ -18,8 +18,7 @@ from .engine.parser import load_rules, parse_rules
 from .engine.ruleset import RuleSet
 
 __all__ = [
-    "ACTIONS", "BUCKETS", "Board", "BoardGenerator", "CELLS", "Code", "Finish", "Game", "JavaRandom", "LEGACY_COLORS",
-    "LEGACY_SHAPES", "MoveResult", "Piece", "RuleRuntimeError", "RuleSet", "RuleSyntaxError",
-    "board_from_json", "image_catalog", "load_rules", "nearby", "parse_rules", "read_properties",
-    "remotest",
+    "ACTIONS", "BUCKETS", "Board", "BoardGenerator", "CELLS", "Code", "Finish", "Game", "JavaRandom",
+    "LEGACY_COLORS", "LEGACY_SHAPES", "MoveResult", "Piece", "RuleRuntimeError", "RuleSet", "RuleSyntaxError",
+    "board_from_json", "image_catalog", "load_rules", "nearby", "parse_rules", "read_properties", "remotest",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,7 +85,7 @@ def make_env(params: GohrEnvParams, seed: int | None):
     return seeded_env(env, seed)
 
 
-def make_vector_env(params, num_envs: int, seed: int | None) -> GohrVectorEnv:
+def make_vector_env(params: GohrEnvParams, num_envs: int, seed: int | None) -> GohrVectorEnv:
     """The vector form of :func:`make_env`: ``num_envs`` boards of a GOHR spec block."""
     from .named_rules import load_named_rules
     from .vector.vector_env import GohrVectorEnv
