@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from zoo_gohr.plugin import GohrEnvParams, make_env
-from zoo_gohr.vector import make_vector_env
+from zoo_gohr.engine.constants import ACTIONS
+from zoo_gohr.plugin import GohrEnvParams, make_env, make_vector_env
 
 RULES = ["paper/color_match", "paper/clockwise", "paper/b23_then_b01", "paper/b3_then_b1",
          "gohr/MLC/BMK/position_A", "gohr/FDCL/basic/ordL1_Nearby",  # orders
@@ -48,7 +48,7 @@ def single_env(rule: str, horizon: int, seed: int):
 
     def batch():
         accepted = 0
-        for action in rng.integers(0, 144, CHUNK).tolist():
+        for action in rng.integers(0, ACTIONS, CHUNK).tolist():
             _, reward, terminated, truncated, _ = env.step(action)
             accepted += reward == 0.0
             if terminated or truncated:
@@ -63,7 +63,7 @@ def vector_env(rule: str, horizon: int, seed: int, num_envs: int, copy: bool):
     rng = np.random.default_rng(seed)
 
     def batch():
-        info = envs.step(rng.integers(0, 144, num_envs))[4]
+        info = envs.step(rng.integers(0, ACTIONS, num_envs))[4]
         return num_envs, int(info["accepted"].sum())
     return batch
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from gymnasium.vector import SyncVectorEnv
 from zoo_gohr import RuleRuntimeError
-from zoo_gohr.board import LEGACY_COLORS, LEGACY_SHAPES
-from zoo_gohr.boards import random_boards
-from zoo_gohr.cellstates import EMPTY
+from zoo_gohr.board_sources import random_boards
+from zoo_gohr.engine.constants import LEGACY_COLORS, LEGACY_SHAPES
 from zoo_gohr.env import GohrEnv
-from zoo_gohr.vector import GohrVectorEnv
+from zoo_gohr.vector.cell_states import EMPTY
+from zoo_gohr.vector.vector_env import GohrVectorEnv
 
 N = 6
 SC = {"shapes": LEGACY_SHAPES, "colors": LEGACY_COLORS}

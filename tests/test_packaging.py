@@ -52,3 +52,55 @@ def test_loading_every_plugin_imports_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
     assert int(out[0]) >= 10
     assert out[1].strip() == "{} []"
+
+
+def _package_folders() -> dict[str, Path]:
+    """Every installed package (subpackages included) by dotted name, from pyproject's package-dir."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    found = {}
+    for top, folder in project["tool"]["setuptools"]["package-dir"].items():
+        for init in sorted((ROOT / folder).rglob("__init__.py")):
+            relative = init.parent.relative_to(ROOT / folder).parts
+            found[".".join((top, *relative))] = init.parent
+    return found
+
+
+def test_every_subpackage_is_listed():
+    """setuptools installs only the listed packages: a subpackage missing from the list is missing from the wheel."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert set(_package_folders()) <= set(project["tool"]["setuptools"]["packages"])
+
+
+def _imported_modules(path: Path, module: str) -> set[str]:
+    """Absolute names of the modules a file imports (``from . import x`` counts as ``package.x``)."""
+    import ast
+
+    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            names.add(base)
+            names |= {f"{base}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_no_module_imports_its_own_plugin_module():
+    """A plugin's entry-point module sits on top: the modules below it never import it, so no import circle
+    runs through the module the registry loads."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    offenders = []
+    for entry in project["project"]["entry-points"]["zoo"].values():
+        top = entry.split(".")[0]
+        folder = ROOT / project["tool"]["setuptools"]["package-dir"][top]
+        for path in sorted(folder.rglob("*.py")):
+            parts = path.relative_to(folder).with_suffix("").parts
+            module = ".".join((top, *parts)).removesuffix(".__init__")
+            if module != entry and entry in _imported_modules(path, module):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []

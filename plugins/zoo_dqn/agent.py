@@ -15,13 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from zoo import Agent
-from zoo_gohr.features import GohrFeatureParams, make_features
+from zoo_gohr.engine.constants import ACTIONS, BUCKETS, CELLS
+from zoo_gohr.vector.features import GohrFeatureParams, make_features
 
 from .linear import LinearQ
 from .params import LinearDQNParams
 from .replay import Replay
-
-BUCKETS = 4
 
 
 class LinearDQNAgent(Agent):
@@ -44,7 +43,7 @@ class LinearDQNAgent(Agent):
         self.playing = np.zeros(trials, bool)
         self.errors = np.zeros(trials, np.int64)
         self.moves = np.zeros(trials, np.int64)
-        self.types = np.zeros((trials, 36), np.int64)
+        self.types = np.zeros((trials, CELLS), np.int64)
         self.last = np.zeros(trials, np.int64)
 
     @property
@@ -118,7 +117,7 @@ class LinearDQNAgent(Agent):
             rng = self.rngs[t]
             if rng.random() < epsilon[i]:
                 choices = np.flatnonzero(valid[i]) if valid is not None and valid[i].any() else None
-                actions[i] = rng.integers(144) if choices is None else choices[rng.integers(len(choices))]
+                actions[i] = rng.integers(ACTIONS) if choices is None else choices[rng.integers(len(choices))]
             else:
                 greedy.append(i)
         if greedy:

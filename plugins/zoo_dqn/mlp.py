@@ -15,11 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from zoo import Agent, TrialContext
+from zoo_gohr.engine.constants import ACTIONS, BUCKETS, CELLS, SIDE
 
 from .params import MLPDQNParams
-
-ACTIONS, BUCKETS, SIDE = 144, 4, 6
-
 
 class History:
     """Input vectors: the board, then the last n accepted moves (newest first, zeros before any)."""
@@ -42,7 +40,7 @@ class History:
         if not self.n:
             return
         cell, bucket = divmod(action, BUCKETS)
-        per_cell = len(board[:self.board_size]) // 36
+        per_cell = len(board[:self.board_size]) // CELLS
         seen = board[:self.board_size] if self.full_board else board[cell * per_cell:(cell + 1) * per_cell]
         if self.one_hot_action:
             move = np.zeros(ACTIONS, np.float32)

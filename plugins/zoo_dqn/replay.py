@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from zoo_gohr.engine.constants import CELLS
 
 FIELDS = {"last": np.int16, "kind": np.int8, "bucket": np.int8, "reward": np.float32, "done": bool,
           "next_last": np.int16}
@@ -11,7 +12,7 @@ FIELDS = {"last": np.int16, "kind": np.int8, "bucket": np.int8, "reward": np.flo
 class Replay:
     """``capacity`` transitions per trial; the next state keeps its cell types for the max over actions."""
 
-    def __init__(self, trials: int, capacity: int, cells: int = 36):
+    def __init__(self, trials: int, capacity: int, cells: int = CELLS):
         self.capacity = capacity
         self.arrays = {name: np.zeros((trials, capacity), dtype) for name, dtype in FIELDS.items()}
         self.arrays["next_types"] = np.zeros((trials, capacity, cells), np.int8)

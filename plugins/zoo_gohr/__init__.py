@@ -6,20 +6,19 @@
     game.allowed_buckets()                            # {piece id: [buckets]}
     game.move(piece_id, bucket)                       # MoveResult(code, accepted, finish)
 
-``zoo_gohr.conformance.replay_file`` replays the reference server's transcripts.
+``zoo_gohr.engine.conformance.replay_file`` replays the reference server's transcripts.
 """
-from .board import (LEGACY_COLORS, LEGACY_SHAPES, Board, BoardGenerator, Piece, board_from_json,
-                    nearby, remotest)
-from .errors import RuleRuntimeError, RuleSyntaxError
-from .game import Code, Finish, Game, MoveResult
-from .ipb import image_catalog, read_properties
-from .javarandom import JavaRandom
-from .parser import load_rules, parse_rules
-from .ruleset import RuleSet
+from .engine.board import Board, BoardGenerator, Piece, board_from_json, nearby, remotest
+from .engine.constants import ACTIONS, BUCKETS, CELLS, LEGACY_COLORS, LEGACY_SHAPES
+from .engine.errors import RuleRuntimeError, RuleSyntaxError
+from .engine.game import Code, Finish, Game, MoveResult
+from .engine.ipb import image_catalog, read_properties
+from .engine.javarandom import JavaRandom
+from .engine.parser import load_rules, parse_rules
+from .engine.ruleset import RuleSet
 
 __all__ = [
-    "Board", "BoardGenerator", "Code", "Finish", "Game", "JavaRandom", "LEGACY_COLORS",
-    "LEGACY_SHAPES", "MoveResult", "Piece", "RuleRuntimeError", "RuleSet", "RuleSyntaxError",
-    "board_from_json", "image_catalog", "load_rules", "nearby", "parse_rules", "read_properties",
-    "remotest",
+    "ACTIONS", "BUCKETS", "Board", "BoardGenerator", "CELLS", "Code", "Finish", "Game", "JavaRandom",
+    "LEGACY_COLORS", "LEGACY_SHAPES", "MoveResult", "Piece", "RuleRuntimeError", "RuleSet", "RuleSyntaxError",
+    "board_from_json", "image_catalog", "load_rules", "nearby", "parse_rules", "read_properties", "remotest",
 ]

@@ -10,6 +10,8 @@ import typer
 
 from zoo.errors import ZooError
 
+from .engine.constants import BUCKETS, CELLS
+
 gohr_app = typer.Typer(no_args_is_help=True, help="GOHR tools.")
 
 
@@ -20,7 +22,8 @@ def conformance(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also list the episodes that pass."),
 ) -> None:
     """Replay the real engine's transcripts and compare every field of every step."""
-    from .conformance import replay_file
+    from .engine.conformance import replay_file
+    from .engine.errors import RuleSyntaxError
 
     passed = failed = 0
     for path in transcripts:
@@ -28,7 +31,9 @@ def conformance(
             raise ZooError(f"{path}: no such transcript file or folder")
         try:
             outcomes = replay_file(path, rules_root)
-        except (OSError, ValueError, KeyError) as exc:
+        except RuleSyntaxError as exc:
+            raise ZooError(f"{path}: rule file error: {exc}") from None
+        except (OSError, ValueError, KeyError, EOFError) as exc:
             raise ZooError(f"{path}: cannot replay: {type(exc).__name__}: {exc}") from None
         for outcome in outcomes:
             if outcome.passed:
@@ -48,7 +53,7 @@ def rules(rule_set: Optional[str] = typer.Argument(None, help="Only this rule se
     """List the rule names a spec can use."""
     from zoo.errors import did_you_mean
 
-    from .rulesets import rule_names, rule_sets
+    from .named_rules import rule_names, rule_sets
 
     sets = rule_sets()
     if rule_set is not None:
@@ -62,12 +67,12 @@ def rules(rule_set: Optional[str] = typer.Argument(None, help="Only this rule se
 @gohr_app.command()
 def check(rule: str = typer.Argument(..., help="A rule name or rule file.")) -> None:
     """Parse a rule and report errors and warnings (unknown shapes or colors, impossible buckets)."""
-    from .errors import RuleSyntaxError
-    from .rulesets import load_named_rules
+    from .engine.errors import RuleSyntaxError
+    from .named_rules import load_named_rules
 
     try:
         parsed = load_named_rules(rule)
-    except (RuleSyntaxError, ValueError) as exc:
+    except (RuleSyntaxError, ValueError, OSError) as exc:
         raise ZooError(str(exc)) from None
     warnings = parsed.validate_against()
     for warning in warnings:
@@ -80,31 +85,31 @@ def play(
     rule: str = typer.Argument(..., help="A rule name (e.g. paper/clockwise) or rule file."),
     seed: int = typer.Option(1, help="Board stream seed (the server's generator)."),
     boards: int = typer.Option(3, min=1, help="How many boards to play."),
-    pieces: int = typer.Option(9, min=1, max=36, help="Pieces per board."),
+    pieces: int = typer.Option(9, min=1, max=CELLS, help="Pieces per board."),
     reveal: bool = typer.Option(False, help="Show the rule when the game ends."),
 ) -> None:
     """Play a hidden rule in the terminal: type a cell and a bucket, e.g. '14 2'."""
     from rich.console import Console
 
-    from .boards import random_boards
-    from .board import LEGACY_COLORS, LEGACY_SHAPES
+    from .board_sources import random_boards
     from .display import board_text
-    from .errors import RuleSyntaxError
-    from .game import Code, Finish, Game
-    from .rulesets import load_named_rules, resolve_rule
+    from .engine.constants import LEGACY_COLORS, LEGACY_SHAPES
+    from .engine.errors import RuleSyntaxError
+    from .engine.game import Code, Finish, Game
+    from .named_rules import load_named_rules, resolve_rule
 
     try:
         parsed = load_named_rules(rule)
-    except (RuleSyntaxError, ValueError) as exc:
+    except (RuleSyntaxError, ValueError, OSError) as exc:
         raise ZooError(str(exc)) from None
     console = Console(highlight=False)
     stream = random_boards(seed, min_objects=pieces, max_objects=pieces, min_shapes=0, max_shapes=0,
                            min_colors=0, max_colors=0, shapes=LEGACY_SHAPES, colors=LEGACY_COLORS)
     console.print("Clear each board. Buckets: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left.")
-    console.print("A move is 'CELL BUCKET' (cells 1..36, 1 bottom-left, 36 top-right); 'q' quits.")
+    console.print(f"A move is 'CELL BUCKET' (cells 1..{CELLS}, 1 bottom-left, {CELLS} top-right); 'q' quits.")
     total_errors = total_moves = 0
     for number in range(1, boards + 1):
-        game = Game(parsed, stream.next_board())
+        game = _rule_runs(Game, parsed, stream.next_board())
         errors = moves = 0
         console.print(f"\n[bold]Board {number} of {boards}[/]")
         while game.finish == Finish.NO:
@@ -115,9 +120,9 @@ def play(
                 return
             parts = line.replace(",", " ").split()
             if len(parts) != 2 or not all(p.isdigit() for p in parts):
-                console.print("[yellow]type a cell (1..36) and a bucket (0..3), e.g. '14 2'[/]")
+                console.print(f"[yellow]type a cell (1..{CELLS}) and a bucket (0..{BUCKETS - 1}), e.g. '14 2'[/]")
                 continue
-            result = game.move_at(int(parts[0]), int(parts[1]))
+            result = _rule_runs(game.move_at, int(parts[0]), int(parts[1]))
             if result.code in (Code.EMPTY_CELL, Code.INVALID_POS, Code.INVALID_ARGUMENTS):
                 console.print(f"[yellow]{_FEEDBACK.get(result.code, result.code.name)}[/]")
                 continue
@@ -133,6 +138,17 @@ def play(
     _summary(console, total_moves, total_errors)
     if reveal:
         console.print(f"\nThe rule ({resolve_rule(rule)}):\n" + resolve_rule(rule).read_text(encoding="utf-8"))
+
+
+
+def _rule_runs(call, *args):
+    """``call(*args)``, with a rule the reference server would stop on (arithmetic on a name) as one line."""
+    from .engine.errors import RuleRuntimeError
+
+    try:
+        return call(*args)
+    except RuleRuntimeError as exc:
+        raise ZooError(f"rule error: {exc}") from None
 
 
 _FEEDBACK = {4: "denied: that piece cannot go to that bucket now", 7: "immovable: that piece cannot move now",

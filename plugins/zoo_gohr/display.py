@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .game import Game
+from .engine.game import Game
 
 SYMBOLS = {"SQUARE": "■", "STAR": "★", "CIRCLE": "●", "TRIANGLE": "▲"}
 INITIALS = {"RED": "R", "BLACK": "K", "BLUE": "B", "YELLOW": "Y"}

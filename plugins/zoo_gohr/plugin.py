@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import logging
-from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, field_validator, model_validator
 
 from zoo import EnvEntry, Params, RuleSetEntry, hookimpl, seeded_env
 
-from .board import LEGACY_COLORS, LEGACY_SHAPES
-from .errors import RuleSyntaxError
+from .board_sources import board_source
+from .engine.constants import ACTIONS, CELLS, LEGACY_COLORS, LEGACY_SHAPES
+from .engine.errors import RuleSyntaxError
+
+if TYPE_CHECKING:
+    from .vector.vector_env import GohrVectorEnv
 
 log = logging.getLogger("zoo")
 
@@ -19,8 +23,8 @@ log = logging.getLogger("zoo")
 class BoardParams(Params):
     """Random boards from the server's generator (the six range parameters), or predefined boards."""
 
-    min_objects: int = Field(default=9, ge=1, le=36)
-    max_objects: int | None = Field(default=None, ge=1, le=36, description="default: min_objects")
+    min_objects: int = Field(default=9, ge=1, le=CELLS)
+    max_objects: int | None = Field(default=None, ge=1, le=CELLS, description="default: min_objects")
     min_shapes: int = Field(default=4, ge=0, description="distinct shapes per board; 0: each piece draws freely")
     max_shapes: int | None = Field(default=None, ge=0)
     min_colors: int = Field(default=4, ge=0)
@@ -31,7 +35,7 @@ class BoardParams(Params):
 
     @model_validator(mode="after")
     def _ranges(self):
-        for name, limit in (("objects", 36), ("shapes", len(self.shapes)), ("colors", len(self.colors))):
+        for name, limit in (("objects", CELLS), ("shapes", len(self.shapes)), ("colors", len(self.colors))):
             low, high = getattr(self, f"min_{name}"), getattr(self, f"max_{name}")
             if high is not None and high < low:
                 raise ValueError(f"max_{name} ({high}) is below min_{name} ({low})")
@@ -52,7 +56,7 @@ class GohrEnvParams(Params):
     @field_validator("rule")
     @classmethod
     def _rule_parses(cls, value: str) -> str:
-        from .rulesets import load_named_rules
+        from .named_rules import load_named_rules
 
         try:
             load_named_rules(value)
@@ -64,55 +68,52 @@ class GohrEnvParams(Params):
 
     @model_validator(mode="after")
     def _rule_fits_board(self):
-        from .rulesets import load_named_rules
+        from .named_rules import load_named_rules
 
         for warning in load_named_rules(self.rule).validate_against(self.board.shapes, self.board.colors):
             log.warning("%s", warning)
         return self
 
 
-def board_source(board: BoardParams):
-    """``seed -> source of boards`` (an object with ``next_board()``) for a spec's board block."""
-    from .boards import PredefinedBoards, random_boards, read_boards
-
-    if board.predefined is not None:
-        return partial(PredefinedBoards, read_boards(Path(board.predefined)))
-    return partial(
-        random_boards, min_objects=board.min_objects, max_objects=board.max_objects or board.min_objects,
-        min_shapes=board.min_shapes, max_shapes=board.max_shapes if board.max_shapes is not None else board.min_shapes,
-        min_colors=board.min_colors, max_colors=board.max_colors if board.max_colors is not None else board.min_colors,
-        shapes=tuple(board.shapes), colors=tuple(board.colors),
-    )
-
-
 def make_env(params: GohrEnvParams, seed: int | None):
     """Build the GOHR gymnasium env of a spec block."""
     from .env import GohrEnv
-    from .rulesets import load_named_rules
+    from .named_rules import load_named_rules
 
     env = GohrEnv(load_named_rules(params.rule), board_source(params.board), horizon=params.horizon,
                   shapes=tuple(params.board.shapes), colors=tuple(params.board.colors))
     return seeded_env(env, seed)
 
 
+def make_vector_env(params: GohrEnvParams, num_envs: int, seed: int | None) -> GohrVectorEnv:
+    """The vector form of :func:`make_env`: ``num_envs`` boards of a GOHR spec block."""
+    from .named_rules import load_named_rules
+    from .vector.vector_env import GohrVectorEnv
+
+    envs = GohrVectorEnv(load_named_rules(params.rule), board_source(params.board), num_envs, horizon=params.horizon,
+                         shapes=tuple(params.board.shapes), colors=tuple(params.board.colors))
+    if seed is not None:
+        envs.reset(seed=seed)
+        envs.action_space.seed(seed)
+    return envs
+
+
 @hookimpl
 def register_envs(register):
-    from .vector import make_vector_env
-
     register(EnvEntry(name="gohr", params=GohrEnvParams, factory=make_env, vector_factory=make_vector_env,
-                      description="the Game of Hidden Rules (144 actions: cell x bucket)"))
+                      description=f"the Game of Hidden Rules ({ACTIONS} actions: cell x bucket)"))
 
 
 @hookimpl
 def register_features(register):
-    from .features import FEATURE_ENTRY
+    from .vector.features import FEATURE_ENTRY
 
     register(FEATURE_ENTRY)
 
 
 @hookimpl
 def register_rule_sets(register):
-    from .rulesets import shipped_rule_sets
+    from .named_rules import shipped_rule_sets
 
     descriptions = {"paper": "the GOHR paper's four sample rules (section 5.1)",
                     "gohr": "the authors' rule files (RuleGame game data and server samples)"}

@@ -6,7 +6,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .plugin import MinAtarParams
+from .params import MinAtarParams
 
 
 class MinAtarEnv(gymnasium.Env):

@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
-from zoo_gohr.board import LEGACY_COLORS, LEGACY_SHAPES, BoardGenerator
-from zoo_gohr.boardbatch import BoardBatch
-from zoo_gohr.javarandom import JavaRandom, jumps
+from zoo_gohr.engine.board import BoardGenerator
+from zoo_gohr.engine.constants import LEGACY_COLORS, LEGACY_SHAPES
+from zoo_gohr.engine.javarandom import JavaRandom, jumps
+from zoo_gohr.vector.board_batch import BoardBatch
 
 MULT, ADD, MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1
 

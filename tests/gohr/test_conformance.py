@@ -1,7 +1,7 @@
 """Replay every golden transcript of the reference server; all episodes must match."""
 from shared_data import GOLDEN, RULES_ROOT, require_shared
 
-from zoo_gohr.conformance import replay_file
+from zoo_gohr.engine.conformance import replay_file
 
 
 def _check(outcomes, expected_count):

@@ -11,9 +11,10 @@ from gymnasium.utils.env_checker import check_env
 
 from zoo.registry import get_registry
 from zoo.spec import load_spec_text
-from zoo_gohr.board import Board, Piece
-from zoo_gohr.env import ACTIONS, ObservationLayout, decode_action, encode_action
+from zoo_gohr.engine.board import Board, Piece
+from zoo_gohr.engine.constants import ACTIONS
 from zoo_gohr.plugin import make_env
+from zoo_gohr.vector.layout import ObservationLayout, decode_action, encode_action
 
 from shared_data import GOLDEN, require_shared
 

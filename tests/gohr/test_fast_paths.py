@@ -1,11 +1,13 @@
 """The engine's fast paths agree with the plain ones: Piece.plain, JavaRandom.next_ints, lazy Memory,
 merged plain-atom columns and Game.slot_hints."""
 
-from zoo_gohr.board import LEGACY_COLORS, LEGACY_SHAPES, Board, BoardGenerator, Piece, xy
-from zoo_gohr.game import Game
-from zoo_gohr.javarandom import JavaRandom
-from zoo_gohr.memory import Memory
-from zoo_gohr.rulesets import load_named_rules
+from zoo_gohr.engine.board import Board, BoardGenerator, Piece, xy
+
+from zoo_gohr.engine.constants import LEGACY_COLORS, LEGACY_SHAPES
+from zoo_gohr.engine.game import Game
+from zoo_gohr.engine.javarandom import JavaRandom
+from zoo_gohr.engine.memory import Memory
+from zoo_gohr.named_rules import load_named_rules
 
 
 def test_plain_pieces_equal_constructed_ones():

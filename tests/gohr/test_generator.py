@@ -1,4 +1,4 @@
-"""The random board generator is bit-compatible with the reference server (spec §7.1)."""
+"""The random board generator is bit-compatible with the reference server (docs/algorithms/gohr-rules.md, "Boards")."""
 import gzip
 import json
 
@@ -6,7 +6,7 @@ import pytest
 from shared_data import GOLDEN, require_shared
 
 from zoo_gohr import BoardGenerator, JavaRandom
-from zoo_gohr.conformance import generator_from_cgs_args
+from zoo_gohr.engine.conformance import generator_from_cgs_args
 
 
 def test_java_random_known_values():

@@ -10,14 +10,13 @@ from gohr_vector_pairs import N, assert_equivalent, pair, random_boards_of
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
 from shared_data import RULES_ROOT, require_shared
-from zoo_gohr.board import BoardGenerator
-from zoo_gohr.game import Code
-from zoo_gohr.gamelist import GameList
-from zoo_gohr.javarandom import JavaRandom
-from zoo_gohr.plugin import BoardParams, GohrEnvParams, make_env
-from zoo_gohr.rulesets import load_named_rules
-from zoo_gohr.tablegames import TableGames
-from zoo_gohr.vector import make_vector_env
+from zoo_gohr.engine.board import BoardGenerator
+from zoo_gohr.engine.game import Code
+from zoo_gohr.engine.javarandom import JavaRandom
+from zoo_gohr.named_rules import load_named_rules
+from zoo_gohr.plugin import BoardParams, GohrEnvParams, make_env, make_vector_env
+from zoo_gohr.vector.game_list import GameList
+from zoo_gohr.vector.table_games import TableGames
 
 
 def _crowded(seed):

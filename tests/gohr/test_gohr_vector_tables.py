@@ -14,14 +14,14 @@ from gohr_vector_pairs import (
 )
 from shared_data import GOLDEN, require_shared
 from zoo_gohr import RuleRuntimeError
-from zoo_gohr.board import LEGACY_COLORS
-from zoo_gohr.boards import random_boards
-from zoo_gohr.errors import RuleSyntaxError
-from zoo_gohr.game import Code
-from zoo_gohr.gamelist import GameList
-from zoo_gohr.parser import load_rules, parse_rules
-from zoo_gohr.rulesets import load_named_rules, rule_names, shipped_rule_sets
-from zoo_gohr.tablegames import TableGames
+from zoo_gohr.board_sources import random_boards
+from zoo_gohr.engine.constants import LEGACY_COLORS
+from zoo_gohr.engine.errors import RuleSyntaxError
+from zoo_gohr.engine.game import Code
+from zoo_gohr.engine.parser import load_rules, parse_rules
+from zoo_gohr.named_rules import load_named_rules, rule_names, shipped_rule_sets
+from zoo_gohr.vector.game_list import GameList
+from zoo_gohr.vector.table_games import TableGames
 
 GAME_OBJECT_RULES = ("gohr/BRM/brm-02", "gohr/BRM/brm-04", "gohr/vm/gs5-example05")  # they read q.K
 TERMS = ["p", "ps", "pc", "p.shape", "last.pos", "last.bucket", "last.color", "this.pos", "this.bucket", "this.color",

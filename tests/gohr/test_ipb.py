@@ -2,7 +2,7 @@
 from shared_data import RULES_ROOT, require_shared
 
 from zoo_gohr import BoardGenerator, Code, Game, load_rules
-from zoo_gohr.ipb import image_catalog, read_properties
+from zoo_gohr.engine.ipb import image_catalog, read_properties
 
 CSV = "image,name,color,angle,corner_indices\nup.svg,Up,red,90,1\nright.svg,,blue,0,\nx.svg,X,orange,45,4\n"
 

@@ -1,8 +1,8 @@
-"""Hand-checked ASTs for each feature of the rule language (spec §2-§5)."""
+"""Hand-checked ASTs for each feature of the rule language (docs/algorithms/gohr-rules.md)."""
 import pytest
 
 from zoo_gohr import RuleSyntaxError, parse_rules
-from zoo_gohr.syntax import (Atom, BinOp, Cmp, Const, ExprValue, ListE, Not, Num, PosList, Range,
+from zoo_gohr.engine.syntax import (Atom, BinOp, Cmp, Const, ExprValue, ListE, Not, Num, PosList, Range,
                              RuleLine, Str, Var)
 
 

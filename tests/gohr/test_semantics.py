@@ -1,19 +1,19 @@
-"""Semantics of expressions, orders and the move-processing control flow (spec §1, §3, §5, §6)."""
+"""Semantics of expressions, orders and the move-processing control flow (docs/algorithms/gohr-rules.md)."""
 import pytest
 
 from zoo_gohr import (Board, Code, Finish, Game, Piece, RuleRuntimeError, board_from_json, nearby,
                       parse_rules, remotest)
-from zoo_gohr.compiler import _Env
-from zoo_gohr.expressions import compile_expr
-from zoo_gohr.memory import Memory
-from zoo_gohr.orders import BUILTIN_ORDERS, eligible, group_masks
-from zoo_gohr.parser import _LineParser
-from zoo_gohr.lexer import tokenize
+from zoo_gohr.engine.compiler import EvalContext
+from zoo_gohr.engine.expressions import compile_expr
+from zoo_gohr.engine.lexer import tokenize
+from zoo_gohr.engine.memory import Memory
+from zoo_gohr.engine.orders import BUILTIN_ORDERS, eligible, group_masks
+from zoo_gohr.engine.parser import _LineParser
 
 
 def ev(text, piece=None, b=0, mem=None):
     e = _LineParser(tokenize(text, 1, "t"), "t", set()).expr()
-    env = _Env(piece or Piece(0, 1, 1, "square", "red"), b, mem or Memory())
+    env = EvalContext(piece or Piece(0, 1, 1, "square", "red"), b, mem or Memory())
     return set(compile_expr(e).fn(env))
 
 

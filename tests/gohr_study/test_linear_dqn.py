@@ -20,8 +20,8 @@ from zoo.registry import get_registry
 from zoo_dqn.agent import LinearDQNAgent
 from zoo_dqn.linear import LinearQ
 from zoo_dqn.params import LinearDQNParams
-from zoo_gohr.features import GohrPaperFeatures
 from zoo_gohr.plugin import GohrEnvParams, make_env
+from zoo_gohr.vector.features import GohrPaperFeatures
 
 
 def _contexts(tmp_path, seeds, rule="paper/b3_then_b1"):

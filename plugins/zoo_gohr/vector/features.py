@@ -31,8 +31,8 @@ from pydantic import Field
 
 from zoo import FeatureEntry, Params
 
-from .board import LEGACY_COLORS, LEGACY_SHAPES
-from .env import ACTIONS, BUCKETS, CELLS, ObservationLayout
+from ..engine.constants import ACTIONS, BUCKETS, CELLS, LEGACY_COLORS, LEGACY_SHAPES
+from .layout import ObservationLayout
 
 AUTHOR_SHAPES = ("STAR", "SQUARE", "TRIANGLE", "CIRCLE")
 AUTHOR_COLORS = ("RED", "BLUE", "BLACK", "YELLOW")

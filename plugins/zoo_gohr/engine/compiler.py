@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from functools import reduce
 
+from .board import Piece, xy
+from .constants import CELLS
 from .expressions import BUCKET, MEM, PIECE, CExpr, bucket_mask, compile_expr
 from .orders import BUILTIN_ORDERS, group_masks
 from .syntax import Atom, Const, Range
 
 
-class _Env:
+class EvalContext:
+    """What an expression is evaluated against: the piece, the bucket ``b`` and the episode memory."""
+
     __slots__ = ("piece", "b", "mem")
 
     def __init__(self, piece=None, b=None, mem=None):
@@ -24,20 +28,20 @@ class _Env:
 def _cell_mask(cells) -> int:
     m = 0
     for c in cells:
-        if 1 <= c <= 36:
+        if 1 <= c <= CELLS:
             m |= 1 << c
     return m
 
 
 def _value_filter(key: str, value, source: str):
-    """A (fn(env) -> bool, deps) test of one shape/color/property field."""
+    """A (fn(ctx) -> bool, deps) test of one shape/color/property field."""
     sc = key in ("shape", "color")
     if isinstance(value, Const):
         exact = frozenset(value.values)
         upper = frozenset(v.upper() for v in value.values)
 
-        def fn(env):
-            p = env.piece
+        def fn(ctx):
+            p = ctx.piece
             if p.image is None:
                 return p.props.get(key) in upper if sc else True
             v = p.props.get(key)
@@ -46,8 +50,8 @@ def _value_filter(key: str, value, source: str):
     if isinstance(value, Range):
         lo, hi = value.lo, value.hi
 
-        def fn(env):
-            p = env.piece
+        def fn(ctx):
+            p = ctx.piece
             if p.image is None:
                 return True
             v = p.props.get(key)
@@ -56,12 +60,12 @@ def _value_filter(key: str, value, source: str):
     ce: CExpr = compile_expr(value.expr, source)
     ev = ce.fn
 
-    def fn(env):
-        p = env.piece
+    def fn(ctx):
+        p = ctx.piece
         if p.image is None:
-            return p.props.get(key) in ev(env) if sc else True
+            return p.props.get(key) in ev(ctx) if sc else True
         v = p.props.get(key)
-        return v is not None and str(v) in {str(x) for x in ev(env)}
+        return v is not None and str(v) in {str(x) for x in ev(ctx)}
     return fn, ce.deps | PIECE
 
 
@@ -86,7 +90,7 @@ class CAtom:
                 tests.append(_value_filter(key, val, source))
         if atom.code is not None:
             ce = compile_expr(atom.code, source)
-            tests.append(((lambda f: lambda env: bool(f(env)))(ce.fn), ce.deps))
+            tests.append(((lambda f: lambda ctx: bool(f(ctx)))(ce.fn), ce.deps))
         self.static_tests, self.mem_tests, self.piece_tests, self.b_tests = [], [], [], []
         for fn, deps in tests:
             self._level(deps, self.static_tests, self.mem_tests, self.piece_tests, self.b_tests).append(fn)
@@ -96,7 +100,7 @@ class CAtom:
                 self.orders.append((_cell_mask(pl.cells), pl.orders))
             else:
                 m = _cell_mask(pl.cells)
-                self.static_tests.append((lambda m: lambda env: (m >> env.piece.pos) & 1)(m))
+                self.static_tests.append((lambda m: lambda ctx: (m >> ctx.piece.pos) & 1)(m))
         self.orders = tuple(self.orders)
         self.static_bucket = self.mem_bucket = self.piece_bucket = self.b_bucket = None
         self.static_bucket_const = 15
@@ -129,38 +133,38 @@ class CAtom:
             return piece if deps & PIECE else mem
         return static
 
-    def static_mask(self, env) -> int:
+    def static_mask(self, ctx) -> int:
         for t in self.static_tests:
-            if not t(env):
+            if not t(ctx):
                 return 0
         m = self.static_bucket_const
         if self.static_bucket is not None:
-            m &= bucket_mask(self.static_bucket(env))
+            m &= bucket_mask(self.static_bucket(ctx))
         return m
 
-    def memory_mask(self, env) -> int:
+    def memory_mask(self, ctx) -> int:
         """The buckets the memory-only tests and bucket field allow now (0: the atom accepts
-        nothing); ``env.piece`` and ``env.b`` are unused."""
+        nothing); ``ctx.piece`` and ``ctx.b`` are unused."""
         for t in self.mem_tests:
-            if not t(env):
+            if not t(ctx):
                 return 0
-        return 15 if self.mem_bucket is None else bucket_mask(self.mem_bucket(env))
+        return 15 if self.mem_bucket is None else bucket_mask(self.mem_bucket(ctx))
 
-    def dynamic_mask(self, env, m: int) -> int:
-        """``m`` (nonzero) narrowed by the tests that read ``env.piece`` with the memory or the
+    def dynamic_mask(self, ctx, m: int) -> int:
+        """``m`` (nonzero) narrowed by the tests that read ``ctx.piece`` with the memory or the
         bucket, evaluated in the game's order (later tests are skipped once nothing is left)."""
         for t in self.piece_tests:
-            if not t(env):
+            if not t(ctx):
                 return 0
         if self.piece_bucket is not None:
-            m &= bucket_mask(self.piece_bucket(env))
+            m &= bucket_mask(self.piece_bucket(ctx))
         if m and self.per_bucket:
             for b in range(4):
                 if (m >> b) & 1:
-                    env.b = b
-                    ok = all(t(env) for t in self.b_tests)
+                    ctx.b = b
+                    ok = all(t(ctx) for t in self.b_tests)
                     if ok and self.b_bucket is not None:
-                        ok = (bucket_mask(self.b_bucket(env)) >> b) & 1
+                        ok = (bucket_mask(self.b_bucket(ctx)) >> b) & 1
                     if not ok:
                         m &= ~(1 << b)
         return m
@@ -222,18 +226,17 @@ class CompiledRules:
 
     def static_masks(self, piece) -> tuple[int, ...]:
         """Per-atom 4-bit masks of everything about ``piece`` that never changes."""
-        env = _Env(piece)
-        return tuple(a.static_mask(env) for a in self.atoms)
+        ctx = EvalContext(piece)
+        return tuple(a.static_mask(ctx) for a in self.atoms)
 
     def static_table(self, shapes, colors):
         """``uint8[atom uid, shape, color, pos]`` of static masks for S+C pieces (pos 1..36, index 0
         unused): the per-atom predicate tables a vectorized engine can gather from."""
         import numpy as np
 
-        from .board import Piece, xy
-        table = np.zeros((len(self.atoms), len(shapes), len(colors), 37), np.uint8)
+        table = np.zeros((len(self.atoms), len(shapes), len(colors), CELLS + 1), np.uint8)
         for si, shape in enumerate(shapes):
             for ci, color in enumerate(colors):
-                for pos in range(1, 37):
+                for pos in range(1, CELLS + 1):
                     table[:, si, ci, pos] = self.static_masks(Piece(0, *xy(pos), shape, color))
         return table

@@ -1,19 +1,22 @@
-"""Built-in and custom cell orders, and order eligibility (spec §3).
+"""Built-in and custom cell orders, and order eligibility (docs/algorithms/gohr-rules.md, "Orders").
 
 Cells are 1..36 (``pos = x + 6*(y-1)``, y = 1 the bottom row). Cell sets are int
 bitmasks with bit ``pos`` set.
 """
 from __future__ import annotations
 
+from .board import cell, xy
+from .constants import CELLS, SIDE
+
 Groups = tuple[tuple[int, ...], ...]
 
 
 def _rows_top_down():
-    return [list(range(6 * (y - 1) + 1, 6 * y + 1)) for y in range(6, 0, -1)]
+    return [[cell(x, y) for x in range(1, SIDE + 1)] for y in range(SIDE, 0, -1)]
 
 
 def _cols_left_right():
-    return [[x + 6 * (y - 1) for y in range(6, 0, -1)] for x in range(1, 7)]  # each top->bottom
+    return [[cell(x, y) for y in range(SIDE, 0, -1)] for x in range(1, SIDE + 1)]  # each top->bottom
 
 
 def _singletons(cells) -> Groups:
@@ -22,9 +25,9 @@ def _singletons(cells) -> Groups:
 
 def _nearest_object() -> Groups:
     dist: dict[int, list[int]] = {}
-    for pos in range(1, 37):
-        x, y = (pos - 1) % 6 + 1, (pos - 1) // 6 + 1
-        mx, my = min(x, 7 - x), min(y, 7 - y)
+    for pos in range(1, CELLS + 1):
+        x, y = xy(pos)
+        mx, my = min(x, SIDE + 1 - x), min(y, SIDE + 1 - y)
         dist.setdefault(mx * mx + my * my, []).append(pos)
     return tuple(tuple(dist[d]) for d in sorted(dist))
 

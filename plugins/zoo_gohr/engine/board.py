@@ -1,38 +1,36 @@
-"""Pieces, board geometry, CGS board JSON and the random board generator (spec §1, §7)."""
+"""Pieces, board geometry, CGS board JSON and the random board generator (docs/algorithms/gohr-rules.md, "Board,
+buckets and pieces" and "Boards")."""
 from __future__ import annotations
 
 import random as _pyrandom
 from dataclasses import dataclass
 
+from .constants import CELLS, LEGACY_COLORS, LEGACY_SHAPES, SIDE
 from .javarandom import JavaRandom
-
-N = 6
-LEGACY_SHAPES = ("SQUARE", "STAR", "CIRCLE", "TRIANGLE")
-LEGACY_COLORS = ("RED", "BLACK", "BLUE", "YELLOW")
 
 
 def cell(x: int, y: int) -> int:
     """Cell number 1..36 of column x, row y (y = 1 is the bottom row)."""
-    return x + N * (y - 1)
+    return x + SIDE * (y - 1)
 
 
 def xy(pos: int) -> tuple[int, int]:
-    return (pos - 1) % N + 1, (pos - 1) // N + 1
+    return (pos - 1) % SIDE + 1, (pos - 1) // SIDE + 1
 
 
 def nearby(x: int, y: int) -> int:
     """The bucket of this cell's quadrant: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left."""
-    left, top = 2 * x <= N + 1, 2 * y >= N + 1
+    left, top = 2 * x <= SIDE + 1, 2 * y >= SIDE + 1
     if top:
         return 0 if left else 1
     return 3 if left else 2
 
 
 def remotest(x: int, y: int) -> int:
-    return nearby(N + 1 - x, N + 1 - y)
+    return nearby(SIDE + 1 - x, SIDE + 1 - y)
 
 
-_GEOMETRY = [None] + [(x, y, nearby(x, y), remotest(x, y)) for y in range(1, N + 1) for x in range(1, N + 1)]
+_GEOMETRY = [None] + [(x, y, nearby(x, y), remotest(x, y)) for y in range(1, SIDE + 1) for x in range(1, SIDE + 1)]
 _PLAIN: dict = {}  # (shape, color) -> (props, sorted props) shared by Piece.plain pieces
 
 
@@ -135,7 +133,7 @@ def board_from_json(obj) -> Board:
     if len(set(ids)) != len(ids):
         raise ValueError("duplicate piece ids in board")
     for p in pieces:
-        if not (1 <= p.x <= N and 1 <= p.y <= N):
+        if not (1 <= p.x <= SIDE and 1 <= p.y <= SIDE):
             raise ValueError(f"piece {p.id} is off the board at ({p.x},{p.y})")
     return Board(pieces, obj.get("id") if isinstance(obj, dict) else None,
                  obj.get("name") if isinstance(obj, dict) else None)
@@ -183,8 +181,8 @@ class BoardGenerator:
         self.ncolors = (min_colors, min_colors if max_colors is None else max_colors)
         self.shapes = tuple(str(s).upper() for s in shapes)
         self.colors = tuple(str(c).upper() for c in colors)
-        if not 0 <= self.objects[0] <= 36 or self.objects[1] > 36 and not crowded:
-            raise ValueError("the number of objects must be within 0..36")
+        if not 0 <= self.objects[0] <= CELLS or self.objects[1] > CELLS and not crowded:
+            raise ValueError(f"the number of objects must be within 0..{CELLS}")
         if rng is None:
             rng = JavaRandom(seed if seed else _pyrandom.getrandbits(63))
         self.rng = rng
@@ -193,8 +191,8 @@ class BoardGenerator:
 
     def _cells(self, n: int) -> list[int]:
         if self.crowded:
-            return sorted(c + 1 for c in self.rng.next_ints([36] * n))
-        return [c + 1 for c in _subset_ordered(self.rng, 36, n)]
+            return sorted(c + 1 for c in self.rng.next_ints([CELLS] * n))
+        return [c + 1 for c in _subset_ordered(self.rng, CELLS, n)]
 
     def next_board(self) -> Board:
         rng = self.rng

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from .board import Board, BoardGenerator, board_from_json
-from .javarandom import JavaRandom
+from .engine.board import Board, BoardGenerator, board_from_json
+from .engine.javarandom import JavaRandom
 
 
 def random_boards(seed: int, *, min_objects: int, max_objects: int, min_shapes: int, max_shapes: int,
@@ -48,3 +49,16 @@ class PredefinedBoards:
         if not self._queue:
             self._queue = list(self._rng.permutation(len(self.boards)))
         return self.boards[self._queue.pop()]
+
+
+def board_source(board):
+    """``seed -> source of boards`` (an object with ``next_board()``) for a spec's board block
+    (:class:`~zoo_gohr.plugin.BoardParams`)."""
+    if board.predefined is not None:
+        return partial(PredefinedBoards, read_boards(Path(board.predefined)))
+    return partial(
+        random_boards, min_objects=board.min_objects, max_objects=board.max_objects or board.min_objects,
+        min_shapes=board.min_shapes, max_shapes=board.max_shapes if board.max_shapes is not None else board.min_shapes,
+        min_colors=board.min_colors, max_colors=board.max_colors if board.max_colors is not None else board.min_colors,
+        shapes=tuple(board.shapes), colors=tuple(board.colors),
+    )

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .compiler import CompiledRules
+from .constants import CELLS, LEGACY_COLORS, LEGACY_SHAPES
 from .errors import RuleSyntaxError
+from .expressions import bucket_mask, compile_expr
 from .syntax import Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, RuleLine, Var
 
 
@@ -18,7 +21,6 @@ class RuleSet:
     compiled: object = field(init=False, repr=False)
 
     def __post_init__(self):
-        from .compiler import CompiledRules
         self.compiled = CompiledRules(self)
 
     @property
@@ -29,7 +31,6 @@ class RuleSet:
         """Warnings (``file:line:col: message``) for names outside the given shape/color sets,
         cells outside 1..36 and bucket fields that can never yield a bucket.
         With ``strict=True`` the first one is raised as :class:`RuleSyntaxError`."""
-        from .board import LEGACY_COLORS, LEGACY_SHAPES
         known = {"shape": {s.upper() for s in (shapes or LEGACY_SHAPES)},
                  "color": {c.upper() for c in (colors or LEGACY_COLORS)}}
         out: list[tuple[int, int, str]] = []
@@ -45,8 +46,8 @@ class RuleSet:
                              f"expression it is an unbound variable (write \"{n.upper()}\")")
                             for n in _bare_names(v.expr) if n.upper() in known[key]]
             for pl in a.pos + ((a.postpos,) if a.postpos else ()):
-                out += [(line, col, f"cell {c} is outside 1..36 and never matches")
-                        for c in pl.cells if not 1 <= c <= 36]
+                out += [(line, col, f"cell {c} is outside 1..{CELLS} and never matches")
+                        for c in pl.cells if not 1 <= c <= CELLS]
             if a.bucket is not None and _never_bucket(a.bucket):
                 out.append((*a.bucket.loc, "this bucket expression can never yield a bucket 0..3"))
             if a.count == 0:
@@ -77,6 +78,5 @@ def _bare_names(e: Expr):
 
 def _never_bucket(e: Expr) -> bool:
     """True if the expression is constant and yields no integer (so the atom never accepts)."""
-    from .expressions import bucket_mask, compile_expr
     ce = compile_expr(e)
     return ce.const is not None and bucket_mask(ce.const) == 0

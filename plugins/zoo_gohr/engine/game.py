@@ -1,11 +1,13 @@
-"""One GOHR episode: the move-processing control flow of the reference server (spec §6)."""
+"""One GOHR episode: the move-processing control flow of the reference server (docs/algorithms/gohr-rules.md,
+"Moves and control flow")."""
 from __future__ import annotations
 
 from enum import IntEnum
 from typing import NamedTuple
 
 from .board import Board, Piece
-from .compiler import _Env
+from .compiler import EvalContext
+from .constants import CELLS
 from .memory import Memory
 from .orders import eligible
 
@@ -61,7 +63,7 @@ class Game:
         if len(self._slot) != n:
             raise ValueError("duplicate piece ids")
         self._alive = list(range(n))
-        self._cells = cells = [0] * 37
+        self._cells = cells = [0] * (CELLS + 1)  # pieces per cell 1..36
         occ = 0
         for p in pieces:
             cells[p.pos] += 1
@@ -71,7 +73,7 @@ class Game:
         # (zeroed when a piece leaves)
         self._cols = [list(col) for col in zip(*map(cr.columns, pieces))] if n else []
         self._mem = Memory()
-        self._env = _Env(mem=self._mem)
+        self._ctx = EvalContext(mem=self._mem)
         self.attempts = 0
         self.finish = Finish.NO
         self._hint = [0] * n
@@ -99,7 +101,7 @@ class Game:
         """A move addressing the piece by its cell 1..36."""
         if self.finish:
             return _R[Code.NO_GAME, self.finish]
-        if not 1 <= pos <= 36:
+        if not 1 <= pos <= CELLS:
             return _R[Code.INVALID_POS, self.finish]
         k = self._cells[pos]
         if k != 1:
@@ -205,11 +207,11 @@ class Game:
     def _atom_masks(self, a, elig: dict[str, int]) -> list[int] | None:
         """The buckets atom ``a`` (not table-driven) accepts for every slot; None if its memory tests
         rule it out."""
-        pieces, col, env = self._pieces, self._cols[a.col], self._env
+        pieces, col, ctx = self._pieces, self._cols[a.col], self._ctx
         pre = 15
         if a.mem_tests or a.mem_bucket is not None:
-            env.piece = env.b = None
-            pre = a.memory_mask(env)
+            ctx.piece = ctx.b = None
+            pre = a.memory_mask(ctx)
             if not pre:
                 return None
         if not a.per_piece:
@@ -238,8 +240,8 @@ class Game:
                 if not m:
                     continue
             if a.dynamic:
-                env.piece = p
-                m = a.dynamic_mask(env, m)
+                ctx.piece = p
+                m = a.dynamic_mask(ctx, m)
             masks[j] = m
         if a.postpos is not None:
             self._apply_postpos(a.postpos, masks)
@@ -309,7 +311,7 @@ class Game:
         g._alive = list(self._alive)
         g._cells = list(self._cells)
         g._mem = self._mem.copy()
-        g._env = _Env(mem=g._mem)
+        g._ctx = EvalContext(mem=g._mem)
         g._hint = list(self._hint)
         g._acc = [(i, list(m)) for i, m in self._acc]
         g._cols = [list(c) for c in self._cols]

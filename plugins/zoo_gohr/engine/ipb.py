@@ -1,4 +1,5 @@
-"""Image-and-property-based (IPB) objects: ``properties.csv`` catalogs (spec §1.3, §7.2)."""
+"""Image-and-property-based (IPB) objects: ``properties.csv`` catalogs (docs/algorithms/gohr-rules.md, "Board, buckets
+and pieces")."""
 from __future__ import annotations
 
 import csv

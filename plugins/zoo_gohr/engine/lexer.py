@@ -1,4 +1,4 @@
-"""Tokenizer for one line of a GOHR rule file (spec §2)."""
+"""Tokenizer for one line of a GOHR rule file (docs/algorithms/gohr-rules.md, "Rule files")."""
 from __future__ import annotations
 
 from typing import NamedTuple

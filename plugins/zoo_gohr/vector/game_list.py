@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cellstates import CROWDED, EMPTY, OVER
-from .env import CELLS, ObservationLayout
-from .game import Game
-from .ruleset import RuleSet
+from ..engine.constants import CELLS
+from ..engine.game import Game
+from ..engine.ruleset import RuleSet
+from .cell_states import CROWDED, EMPTY, OVER
+from .layout import ObservationLayout
 
 
 class GameList:
     """``num_envs`` games, each on the boards of its own source (an object with ``next_board()``).
 
-    ``state`` (num_envs, 36) and ``finish`` are what the vector env reads (see ``cellstates``).
+    ``state`` (num_envs, 36) and ``finish`` are what the vector env reads (see ``cell_states``).
     ``Game.attempts`` of these games counts accepted moves only.
     """
 

@@ -1,9 +1,10 @@
-"""Recursive-descent parser: rule-file text -> :class:`RuleSet` (spec §2-§5)."""
+"""Recursive-descent parser: rule-file text -> :class:`RuleSet` (docs/algorithms/gohr-rules.md)."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from .constants import CELLS
 from .errors import RuleSyntaxError
 from .lexer import EOL, ID, NUM, OP, STR, Tok, tokenize
 from .orders import BUILTIN_ORDER_NAMES
@@ -13,7 +14,15 @@ from .syntax import (Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, Num, 
 
 _CMP = ("==", "!=", "<", "<=", ">", ">=")
 _INT_MAX = 2**31 - 1
-_MAX_DEPTH = 50
+_INT_DIGITS = len(str(_INT_MAX + 1))
+
+# Bounds on input that no rule needs, so hostile input ends in a positioned error rather than in
+# RecursionError or in minutes of parsing: the longest shipped rule file is under 1 KB, its longest
+# line under 800 characters, its deepest expression 4 levels and its longest name 3 parts.
+MAX_RULE_CHARS = 64 * 1024
+_MAX_DEPTH = 50  # brackets, parentheses and '!' inside one another
+_MAX_OPERATORS = 100  # binary operators and comparisons in one line: they chain into the depth of the tree
+_MAX_NAME_PARTS = 8  # parts of a dotted name such as q.bucket.color
 _KEYS_ONCE = ("count", "shape", "color", "postpos", "bucket", "code")
 
 
@@ -23,6 +32,7 @@ class _LineParser:
     def __init__(self, toks: list[Tok], source: str, orders: set[str]):
         self.toks, self.i, self.source, self.orders = toks, 0, source, orders
         self.depth = 0
+        self.operators = 0
 
     # -- token helpers
     def peek(self, k: int = 0) -> Tok:
@@ -56,17 +66,26 @@ class _LineParser:
             raise self.expected("end of line")
 
     def number(self, tok: Tok, negative: bool = False) -> int:
-        v = -int(tok.text) if negative else int(tok.text)
-        if not -_INT_MAX - 1 <= v <= _INT_MAX:
-            raise self.error(tok, f"number {tok.text} is out of the 32-bit integer range")
+        digits = tok.text.lstrip("0") or "0"  # int() of more than 4300 digits raises ValueError
+        v = 0 if len(digits) > _INT_DIGITS else -int(digits) if negative else int(digits)
+        if len(digits) > _INT_DIGITS or not -_INT_MAX - 1 <= v <= _INT_MAX:
+            shown = tok.text if len(tok.text) <= 20 else f"{tok.text[:12]}... ({len(tok.text)} digits)"
+            raise self.error(tok, f"number {shown} is out of the 32-bit integer range")
         return v
 
-    # -- expressions (spec §5.1)
+    def operator(self) -> Tok:
+        """Consume a binary operator or comparison, counting it against the line's bound."""
+        self.operators += 1
+        if self.operators > _MAX_OPERATORS:
+            raise self.error(self.peek(), f"more than {_MAX_OPERATORS} operators in one line")
+        return self.next()
+
+    # -- expressions (the grammar in docs/algorithms/gohr-rules.md, "Expressions")
     def expr(self) -> Expr:
         left = self.sum()
         t = self.peek()
         if t.kind == OP and t.text in _CMP:
-            self.next()
+            self.operator()
             e = Cmp(t.text, left, self.sum(), loc=(t.line, t.col))
             t2 = self.peek()
             if t2.kind == OP and t2.text in _CMP:
@@ -78,14 +97,14 @@ class _LineParser:
     def sum(self) -> Expr:
         left = self.product()
         while (t := self.peek()).kind == OP and t.text in "+-":
-            self.next()
+            self.operator()
             left = BinOp(t.text, left, self.product(), loc=(t.line, t.col))
         return left
 
     def product(self) -> Expr:
         left = self.unary()
         while (t := self.peek()).kind == OP and t.text in ("*", "/", "%"):
-            self.next()
+            self.operator()
             left = BinOp(t.text, left, self.unary(), loc=(t.line, t.col))
         return left
 
@@ -112,6 +131,8 @@ class _LineParser:
                 self.next()
                 if self.peek().kind != ID:
                     raise self.expected("a property name after '.'")
+                if len(parts) == _MAX_NAME_PARTS:
+                    raise self.error(self.peek(), f"a dotted name has at most {_MAX_NAME_PARTS} parts")
                 parts.append(self.next().text)
             return Var(tuple(parts), loc=loc)
         if t.kind == STR:
@@ -197,7 +218,7 @@ class _LineParser:
         nxt = self.peek(1)
         return self.is_op("*") and (nxt.kind == EOL or nxt.kind == OP and nxt.text in (",", ")"))
 
-    # -- atoms (spec §4)
+    # -- atoms (docs/algorithms/gohr-rules.md, "Rule lines and atoms")
     def atom(self) -> Atom:
         open_ = self.peek()
         self.expect_op("(", "'(' to start an atom")
@@ -324,8 +345,8 @@ class _LineParser:
             else:  # silently an empty tie group, as in the reference server
                 cells = ()
             for c in cells:
-                if not 1 <= c.value <= 36:
-                    raise self.error(c.loc, f"cell {c.value} in order {name_tok.text!r} is outside 1..36")
+                if not 1 <= c.value <= CELLS:
+                    raise self.error(c.loc, f"cell {c.value} in order {name_tok.text!r} is outside 1..{CELLS}")
                 if c.value in seen:
                     raise self.error(c.loc, f"cell {c.value} appears twice in order {name_tok.text!r}")
                 seen.add(c.value)
@@ -345,7 +366,12 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def parse_rules(text: str, source: str = "<string>") -> RuleSet:
-    """Parse a rule file's text. Raises :class:`RuleSyntaxError` (``file:line:col: message``)."""
+    """Parse a rule file's text. Raises :class:`RuleSyntaxError` (``file:line:col: message``) and
+    nothing else, whatever the text."""
+    if len(text) > MAX_RULE_CHARS:
+        line = text.count("\n", 0, MAX_RULE_CHARS) + 1
+        col = MAX_RULE_CHARS - text.rfind("\n", 0, MAX_RULE_CHARS)
+        raise RuleSyntaxError(source, line, col, f"a rule file has at most {MAX_RULE_CHARS} characters")
     orders: dict[str, tuple[tuple[int, ...], ...]] = {}
     lines: list[RuleLine] = []
     description: list[str] = []
@@ -384,6 +410,7 @@ def parse_rules(text: str, source: str = "<string>") -> RuleSet:
 
 
 def load_rules(path) -> RuleSet:
-    """Read and parse a rule file."""
+    """Read and parse a rule file (reading no more than one character past the size bound)."""
     p = Path(path)
-    return parse_rules(p.read_text(encoding="utf-8", errors="replace"), str(p))
+    with p.open(encoding="utf-8", errors="replace", newline="") as file:
+        return parse_rules(file.read(MAX_RULE_CHARS + 1), str(p))

@@ -1,4 +1,5 @@
-"""Episode memory of removed pieces (spec §5.3): p, pc, ps, p.K, q.K, last."""
+"""Episode memory of removed pieces: p, pc, ps, p.K, q.K, last (docs/algorithms/gohr-rules.md,
+"Variables and memory")."""
 from __future__ import annotations
 
 EMPTY: frozenset = frozenset()

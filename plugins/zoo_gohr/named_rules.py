@@ -9,8 +9,8 @@ from pathlib import Path
 from zoo.errors import did_you_mean
 from zoo.registry import get_registry
 
-from .parser import load_rules
-from .ruleset import RuleSet
+from .engine.parser import load_rules
+from .engine.ruleset import RuleSet
 
 
 def shipped_rule_sets() -> dict[str, Path]:

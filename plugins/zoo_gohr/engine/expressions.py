@@ -1,8 +1,8 @@
-"""The set-valued expression language (spec §5), compiled to closures.
+"""The set-valued expression language (docs/algorithms/gohr-rules.md, "Expressions"), compiled to closures.
 
-A compiled expression is a function ``fn(env) -> set`` where ``env`` has
-``piece`` (the candidate piece), ``b`` (the candidate bucket) and ``mem``
-(:class:`Memory`). ``deps`` records what the value can depend on so the engine
+A compiled expression is a function ``fn(ctx) -> set`` where ``ctx`` (an
+:class:`~zoo_gohr.engine.compiler.EvalContext`) has ``piece`` (the candidate piece), ``b`` (the
+candidate bucket) and ``mem`` (:class:`Memory`). ``deps`` records what the value can depend on so the engine
 can evaluate it as rarely as possible; an expression with no deps is folded to
 a constant.
 """
@@ -57,7 +57,7 @@ def arith(op: str, a_set, b_set, where: str = "expression"):
 
 
 def compare(op: str, a_set, b_set):
-    """``{1}`` if some pair satisfies ``op``; if either side is empty, the left set (quirk §5.2)."""
+    """``{1}`` if some pair satisfies ``op``; if either side is empty, the left set (the server's quirk)."""
     if not a_set or not b_set:
         return a_set
     for a in a_set:
@@ -100,44 +100,44 @@ def _fields(objs, name: str):
     return out
 
 
-def _value_of(env, key: str):
+def _value_of(ctx, key: str):
     if key == "bucket":
-        return env.b
+        return ctx.b
     if key == "pos":
-        return env.piece.pos
-    return env.piece.props.get(key)
+        return ctx.piece.pos
+    return ctx.piece.props.get(key)
 
 
 def _p_prop(key: str):
     """``p.K`` (and ``pc``/``ps``): the bucket of the last removed piece sharing this piece's K."""
-    def fn(env):
-        d = env.mem.by.get(key)
+    def fn(ctx):
+        d = ctx.mem.by.get(key)
         if d is None:
             return EMPTY
-        o = d.get(_value_of(env, key))
+        o = d.get(_value_of(ctx, key))
         return EMPTY if o is None else BUCKET_SETS[o.bucket]
     return fn, MEM | (BUCKET if key == "bucket" else PIECE)
 
 
 def _q_prop(key: str):
     """``q.K``: the last removed piece (object) sharing this piece's K."""
-    def fn(env):
-        d = env.mem.by.get(key)
+    def fn(ctx):
+        d = ctx.mem.by.get(key)
         if d is None:
             return EMPTY
-        o = d.get(_value_of(env, key))
+        o = d.get(_value_of(ctx, key))
         return EMPTY if o is None else (o,)
     return fn, MEM | (BUCKET if key == "bucket" else PIECE)
 
 
 def _this_field(key: str):
     if key == "bucket":
-        return (lambda env: BUCKET_SETS[env.b]), BUCKET
+        return (lambda ctx: BUCKET_SETS[ctx.b]), BUCKET
     if key == "pos":
-        return (lambda env: (env.piece.pos,)), PIECE
+        return (lambda ctx: (ctx.piece.pos,)), PIECE
 
-    def fn(env):
-        v = env.piece.props.get(key)
+    def fn(ctx):
+        v = ctx.piece.props.get(key)
         return EMPTY if v is None else (v,)
     return fn, PIECE
 
@@ -145,19 +145,19 @@ def _this_field(key: str):
 def _var(parts: tuple[str, ...]):
     name = ".".join(parts)
     if name == "p":
-        return (lambda env: env.mem.p), MEM
+        return (lambda ctx: ctx.mem.p), MEM
     if name == "pc":
         return _p_prop("color")
     if name == "ps":
         return _p_prop("shape")
     if name == "last":
-        return (lambda env: EMPTY if env.mem.last is None else (env.mem.last,)), MEM
+        return (lambda ctx: EMPTY if ctx.mem.last is None else (ctx.mem.last,)), MEM
     if name == "this":
-        return (lambda env: (piece_obj(env.piece, env.b),)), PIECE | BUCKET
+        return (lambda ctx: (piece_obj(ctx.piece, ctx.b),)), PIECE | BUCKET
     if name == "Nearby":
-        return (lambda env: BUCKET_SETS[env.piece.nearby]), PIECE
+        return (lambda ctx: BUCKET_SETS[ctx.piece.nearby]), PIECE
     if name == "Remotest":
-        return (lambda env: BUCKET_SETS[env.piece.remotest]), PIECE
+        return (lambda ctx: BUCKET_SETS[ctx.piece.remotest]), PIECE
     if len(parts) == 2 and parts[0] == "p":
         return _p_prop(parts[1])
     if len(parts) == 2 and parts[0] == "q":
@@ -167,8 +167,8 @@ def _var(parts: tuple[str, ...]):
     if len(parts) >= 2:
         base, deps = _var(parts[:-1])
         key = parts[-1]
-        return (lambda env: _fields(base(env), key)), deps
-    return (lambda env: EMPTY), 0  # unbound name: the empty set
+        return (lambda ctx: _fields(base(ctx), key)), deps
+    return (lambda ctx: EMPTY), 0  # unbound name: the empty set
 
 
 _PIECE_FIELDS = ("shape", "color", "pos")
@@ -220,29 +220,29 @@ def compile_expr(e: Expr, source: str = "<string>") -> CExpr:
         for c in items:
             deps |= c.deps
 
-        def union(env):
+        def union(ctx):
             out = set()
             for f in fns:
-                out.update(f(env))
+                out.update(f(ctx))
             return out
         return _fold(union, deps, where)
     if isinstance(e, Not):
         c = compile_expr(e.operand, source)
         f = c.fn
-        return _fold(lambda env: EMPTY if f(env) else ONE, c.deps, where)
+        return _fold(lambda ctx: EMPTY if f(ctx) else ONE, c.deps, where)
     if isinstance(e, (BinOp, Cmp)):
         lc, rc = compile_expr(e.left, source), compile_expr(e.right, source)
         lf, rf, op = lc.fn, rc.fn, e.op
         if isinstance(e, Cmp):
-            fn = lambda env: compare(op, lf(env), rf(env))  # noqa: E731
+            fn = lambda ctx: compare(op, lf(ctx), rf(ctx))  # noqa: E731
         else:
-            fn = lambda env: arith(op, lf(env), rf(env), where)  # noqa: E731
+            fn = lambda ctx: arith(op, lf(ctx), rf(ctx), where)  # noqa: E731
         return _fold(fn, lc.deps | rc.deps, where)
     raise TypeError(f"not an expression node: {e!r}")
 
 
 def _const(value: frozenset) -> CExpr:
-    return CExpr(lambda env: value, 0, value)
+    return CExpr(lambda ctx: value, 0, value)
 
 
 def _fold(fn, deps: int, where: str) -> CExpr:

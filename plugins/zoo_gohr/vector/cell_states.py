@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .env import BUCKETS
-from .game import Code
+from ..engine.constants import BUCKETS
+from ..engine.game import Code
 
 EMPTY, CROWDED, OVER = 16, 17, 18
 

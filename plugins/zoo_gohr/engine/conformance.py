@@ -1,6 +1,6 @@
 """Replay golden transcripts of the reference server and report the first difference.
 
-Two formats (see ``shared/gohr-golden/README.md``): random-game transcripts
+Two formats (docs/algorithms/gohr-rules.md, "Conformance"): random-game transcripts
 (``*.jsonl`` / ``*.jsonl.gz``, one episode a line) and hand-made ``edge/`` cases
 (``NAME.rules.txt``, ``NAME.board.json``, ``NAME.moves.txt``, ``NAME.expected.jsonl``).
 """

@@ -1,7 +1,7 @@
 """GOHR as a gymnasium vector env: many boards stepped at once.
 
 An engine keeps, per cell of every board, the 4-bit hint mask of the piece there (or "empty",
-"crowded", "over"; see ``cellstates``), so a batch of moves is resolved by one table lookup; only
+"crowded", "over"; see ``cell_states``), so a batch of moves is resolved by one table lookup; only
 accepted moves and new boards go to the engine. Rules that :class:`RuleTables` covers, on random
 S+C boards, are played in numpy by :class:`TableGames`; anything else by one :class:`Game` per env
 (:class:`GameList`).
@@ -17,14 +17,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .boardbatch import BoardBatch
-from .cellstates import CODES
-from .env import ACTIONS, BUCKETS, CELLS, ObservationLayout
-from .game import Code
-from .gamelist import GameList
-from .ruleset import RuleSet
-from .ruletables import RuleTables
-from .tablegames import TableGames
+from ..engine.constants import ACTIONS, BUCKETS, CELLS
+from ..engine.game import Code
+from ..engine.ruleset import RuleSet
+from .board_batch import BoardBatch
+from .cell_states import CODES
+from .game_list import GameList
+from .layout import ObservationLayout
+from .rule_tables import RuleTables
+from .table_games import TableGames
 
 
 def _write_moves(layout: ObservationLayout, obs: np.ndarray, rows, cells, buckets) -> None:
@@ -154,16 +155,3 @@ class GohrVectorEnv(gymnasium.vector.VectorEnv):
         self._obs[envs, self.layout.last:] = 0.0
         self._mask[envs] = np.repeat(occupied, BUCKETS, axis=1)
         self._moves[envs] = 0
-
-
-def make_vector_env(params, num_envs: int, seed: int | None) -> GohrVectorEnv:
-    """The vector form of ``make_env`` (plugin.py): ``num_envs`` boards of a GOHR spec block."""
-    from .plugin import board_source
-    from .rulesets import load_named_rules
-
-    envs = GohrVectorEnv(load_named_rules(params.rule), board_source(params.board), num_envs, horizon=params.horizon,
-                         shapes=tuple(params.board.shapes), colors=tuple(params.board.colors))
-    if seed is not None:
-        envs.reset(seed=seed)
-        envs.action_space.seed(seed)
-    return envs

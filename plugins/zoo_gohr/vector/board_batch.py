@@ -1,4 +1,4 @@
-"""Many random S+C boards at once: the server's generator (:class:`~zoo_gohr.board.BoardGenerator`)
+"""Many random S+C boards at once: the server's generator (:class:`~zoo_gohr.engine.board.BoardGenerator`)
 run in numpy over the ``java.util.Random`` states of many board sources.
 
 ``java.util.Random`` is a 48-bit LCG, so the state after d draws from state s is
@@ -14,10 +14,10 @@ from functools import cache
 
 import numpy as np
 
-from .board import BoardGenerator
-from .javarandom import JavaRandom, jumps
+from ..engine.board import BoardGenerator
+from ..engine.constants import CELLS
+from ..engine.javarandom import JavaRandom, jumps
 
-CELLS = 36
 _MASK = np.uint64((1 << 48) - 1)
 
 

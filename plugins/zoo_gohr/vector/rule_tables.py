@@ -1,4 +1,4 @@
-"""A rule set as numpy tables over S+C pieces, for the vector engine (:mod:`zoo_gohr.tablegames`).
+"""A rule set as numpy tables over S+C pieces, for the vector engine (:mod:`zoo_gohr.vector.table_games`).
 
 Pieces are numbered by *piece code* ``(shape * len(colors) + color) * 36 + cell`` (cell 0..35) and
 a removed piece with its bucket by ``piece code * 4 + bucket``. The static masks of every game
@@ -17,15 +17,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .board import Piece
-from .compiler import CAtom, _Env
-from .errors import RuleRuntimeError
-from .expressions import var_reads
-from .memory import Memory, Obj, piece_obj
-from .ruleset import RuleSet
-from .syntax import Atom, BinOp, Cmp, ExprValue, ListE, Not, Var
+from ..engine.board import Piece
+from ..engine.compiler import CAtom, EvalContext
+from ..engine.constants import CELLS
+from ..engine.errors import RuleRuntimeError
+from ..engine.expressions import var_reads
+from ..engine.memory import Memory, Obj, piece_obj
+from ..engine.ruleset import RuleSet
+from ..engine.syntax import Atom, BinOp, Cmp, ExprValue, ListE, Not, Var
 
-CELLS = 36
 MAX_TABLE = 1 << 22  # entries of one atom's table
 CELL_BITS = np.uint64(1) << np.arange(1, CELLS + 1, dtype=np.uint64)  # cell 0..35 -> bit of pos 1..36
 
@@ -137,7 +137,7 @@ class AtomTable:
         return key
 
     def _pre(self, last: int) -> int:
-        return self.atom.memory_mask(_Env(mem=self._tables.memory(last)))
+        return self.atom.memory_mask(EvalContext(mem=self._tables.memory(last)))
 
     def _dynamic(self, pcode: int, last: int, by_shape: int, by_color: int, m: int) -> int:
         piece = self._tables.pieces[pcode]
@@ -146,7 +146,7 @@ class AtomTable:
             by["shape"] = {piece.shape: Obj({}, by_shape)}
         if by_color >= 0:
             by["color"] = {piece.color: Obj({}, by_color)}
-        return self.atom.dynamic_mask(_Env(piece, mem=self._tables.memory(last, by)), m)
+        return self.atom.dynamic_mask(EvalContext(piece, mem=self._tables.memory(last, by)), m)
 
 
 class LineTable:

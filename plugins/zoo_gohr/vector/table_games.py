@@ -1,9 +1,9 @@
 """Many games of one rule set on random S+C boards, played in numpy arrays: the vector env's engine
-for rules that :class:`~zoo_gohr.ruletables.RuleTables` covers.
+for rules that :class:`~zoo_gohr.vector.rule_tables.RuleTables` covers.
 
-It follows ``Game`` step for step (spec §6) for a batch of games at once: the acceptance map of the
-active line (``_compute``), line changes and stalemates (``_prep``), counters, the memory and the
-removal of accepted pieces. Each game's board is one row of piece codes (one piece per cell).
+It follows ``Game`` step for step (docs/algorithms/gohr-rules.md, "Moves and control flow") for a
+batch of games at once: the acceptance map of the active line (``_compute``), line changes and
+stalemates (``_prep``), counters, the memory and the removal of accepted pieces. Each game's board is one row of piece codes (one piece per cell).
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from functools import partial
 
 import numpy as np
 
-from .boardbatch import BoardBatch
-from .cellstates import EMPTY, OVER
-from .env import ObservationLayout
-from .game import Finish
-from .ruletables import CELL_BITS, CELLS, AtomTable, LineTable, RuleTables
+from ..engine.constants import CELLS
+from ..engine.game import Finish
+from .board_batch import BoardBatch
+from .cell_states import EMPTY, OVER
+from .layout import ObservationLayout
+from .rule_tables import CELL_BITS, AtomTable, LineTable, RuleTables
 
 _SHIFTS = np.arange(1, CELLS + 1, dtype=np.uint64)
 _CELL_INDEX = np.arange(CELLS)
@@ -53,7 +54,7 @@ def _cells_in(masks: np.ndarray) -> np.ndarray:
 class TableGames:
     """``num_envs`` games of ``tables``' rule set on boards from ``boards``.
 
-    ``state`` (num_envs, 36) and ``finish`` are what the vector env reads (see ``cellstates``).
+    ``state`` (num_envs, 36) and ``finish`` are what the vector env reads (see ``cell_states``).
     """
 
     def __init__(self, tables: RuleTables, boards: BoardBatch, layout: ObservationLayout, num_envs: int):
