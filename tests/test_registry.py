@@ -49,7 +49,8 @@ def test_a_plugin_failing_to_register_is_reported_and_the_rest_works(caplog):
     with caplog.at_level(logging.WARNING, logger="zoo"):
         assert not registry.add("bad", plugin(register_envs=broken))
     assert registry.add("good", env_plugin("chain"))
-    assert "plugin 'bad' failed while registering: RuntimeError: boom" in caplog.text
+    line = broken.__code__.co_firstlineno + 1
+    assert f"plugin 'bad' failed while registering ({__file__}:{line}): RuntimeError: boom" in caplog.text
     assert registry.names("env") == ["chain"]
     assert "bad" not in registry.plugins and "bad" in registry.failures
 
@@ -94,6 +95,8 @@ class _FakeEntryPoint:
             raise self._target
         return self._target
 
+    RAISES_AT = load.__code__.co_firstlineno + 2
+
 
 @pytest.fixture
 def fake_entry_points(monkeypatch):
@@ -113,7 +116,8 @@ def test_entry_points_load_and_a_broken_import_is_named(fake_entry_points, monke
     with caplog.at_level(logging.WARNING, logger="zoo"):
         registry.load_entry_points()
     assert sorted(registry.plugins) == ["alpha", "beta"]
-    assert "plugin 'broken' failed to import fake:broken: ImportError: No module named 'missing_dependency'" in caplog.text
+    assert f"plugin 'broken' failed to import fake:broken ({__file__}:{_FakeEntryPoint.RAISES_AT}): " \
+           "ImportError: No module named 'missing_dependency'" in caplog.text
     with pytest.raises(ZooError, match="plugins that failed to load: broken"):
         registry.get("env", "c-env")
 

@@ -24,7 +24,7 @@ class _State:
 
 
 @app.callback()
-def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors.")) -> None:
+def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors and of plugins that fail to load.")) -> None:
     _State.debug = debug
 
 
@@ -219,8 +219,11 @@ def schema(output: Optional[Path] = typer.Option(None, "-o", "--output", help="W
 
 
 class _WarningHandler(logging.Handler):
+    """Warnings as ``warning: ...`` lines on stderr; with --debug, debug records (plugin tracebacks) as they are."""
+
     def emit(self, record: logging.LogRecord) -> None:
-        print(f"warning: {record.getMessage()}", file=sys.stderr)
+        prefix = "warning: " if record.levelno >= logging.WARNING else ""
+        print(f"{prefix}{record.getMessage()}", file=sys.stderr)
 
 
 _commands_added = False
@@ -240,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         logger.addHandler(_WarningHandler())
         logger.propagate = False
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    logger.setLevel(logging.DEBUG if debug else logging.WARNING)
     _add_plugin_commands()
     try:
         app(args=argv, prog_name="zoo")  # standalone: usage errors print and exit 2
