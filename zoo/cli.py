@@ -39,23 +39,15 @@ def _runs_dir(value: Optional[Path]) -> Path:
 
 
 @app.command()
-def validate(specs: list[Path] = typer.Argument(..., help="Spec files to check.")) -> None:
-    """Check spec files against the installed plugins without running anything."""
-    from .errors import SpecError
-    from .spec import load_spec
+def validate(
+    specs: list[Path] = typer.Argument(..., help="Run specs, or other files the plugins recognise (studies, ...)."),
+    build: bool = typer.Option(False, "--build", help="Also build each run's env, agent and meta-controller once, "
+                               "as train does before it creates a run folder."),
+) -> None:
+    """Check files against the installed plugins without training (run specs, studies, boards, ...)."""
+    from .documents import validate_files
 
-    registry = get_registry()
-    failed = []
-    for path in specs:
-        try:
-            spec = load_spec(path, registry)
-        except SpecError as exc:
-            failed.append(exc)
-            continue
-        typer.echo(f"ok: {path} (env {spec.env.type}, agent {spec.agent.type}, "
-                   f"{spec.trials} trial(s) x {spec.budget.amount} {spec.budget.unit})")
-    if failed:
-        raise SpecError([problem for exc in failed for problem in exc.problems])
+    validate_files(specs, get_registry(), build=build, echo=typer.echo)
 
 
 @app.command()

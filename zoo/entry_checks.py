@@ -45,7 +45,8 @@ def params_problem(params: Any) -> str | None:
     try:
         params.model_json_schema()
     except Exception as exc:  # pydantic raises several kinds here; the field is what the author needs
-        return f"params have no JSON Schema ({_field_without_schema(params) or type(exc).__name__}); use JSON-ready types"
+        culprit = _field_without_schema(params) or type(exc).__name__
+        return f"params have no JSON Schema ({culprit}); use JSON-ready types"
     return _defaults_problem(params)
 
 

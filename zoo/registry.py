@@ -131,7 +131,8 @@ class Registry:
         if known is not None:
             owner = self.plugins.get(known.plugin)
             by = f"{'built-in ' if owner is not None and owner.builtin else ''}plugin '{known.plugin}'"
-            log.warning("plugin '%s' registers %s '%s', already registered by %s; ignored", plugin, label, entry.name, by)
+            log.warning("plugin '%s' registers %s '%s', already registered by %s; ignored",
+                        plugin, label, entry.name, by)
             return
         self.entries[kind][entry.name] = replace(entry, plugin=plugin)
 
@@ -177,7 +178,8 @@ def _new_manager() -> pluggy.PluginManager:
     return manager
 
 
-KNOWN_HOOKS = tuple(sorted(name for name in dir(hookspecs) if hasattr(getattr(hookspecs, name), f"{hookspecs.PROJECT}_spec")))
+#: the names of every hook (the functions of zoo.hookspecs marked as hook specifications)
+KNOWN_HOOKS = tuple(sorted(name for name, value in vars(hookspecs).items() if hasattr(value, f"{hookspecs.PROJECT}_spec")))
 
 
 def _builtin(ep: metadata.EntryPoint) -> bool:

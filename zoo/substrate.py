@@ -90,7 +90,7 @@ class BehaviorSpace:
 
 @dataclass(frozen=True)
 class Choice:
-    """A meta-controller's pick for one episode: the point (one value per coordinate), and the arm it came from (-1 if none).
+    """A meta-controller's pick for one episode: the point (a value per coordinate), and its arm (-1 if none).
 
     Agents act with ``value``; ``arm`` is the controller's own bookkeeping, handed back to it in `update`.
     """
