@@ -114,13 +114,14 @@ class Registry:
             return False
         for kind, items in collected.items():
             for entry in items:
-                self._add_entry(name, kind, entry, builtin)
+                self._add_entry(name, kind, entry)
         hooks = tuple(sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or ()
                              if caller.name in KNOWN_HOOKS))
         self.plugins[name] = PluginInfo(name, version, distribution, hooks, builtin)
         return True
 
-    def _add_entry(self, plugin: str, kind: str, entry: Entry, builtin: bool) -> None:
+    def _add_entry(self, plugin: str, kind: str, entry: Entry) -> None:
+        """Keep `entry` unless it fails its checks or its name is taken (the first plugin keeps a name)."""
         label = KINDS[kind][2]
         problem = entry_problem(entry)
         if problem is not None:
