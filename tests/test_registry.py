@@ -11,7 +11,7 @@ from typing import Callable
 import pytest
 from pydantic import Field
 
-from zoo import AgentEntry, EnvEntry, Params, hookimpl
+from zoo import AgentEntry, DocumentEntry, EnvEntry, Params, hookimpl
 from zoo.errors import ZooError
 from zoo.registry import CORE_DISTRIBUTION, Registry
 
@@ -197,6 +197,25 @@ def test_a_bad_entry_is_refused_by_name_and_the_plugins_others_load(params, reas
     assert record.getMessage().startswith(f"plugin 'mixed': agent 'bad' refused: {reason}")
     assert "\n" not in record.getMessage()
     assert "mixed" in registry.plugins and not registry.failures
+
+
+def test_entries_without_a_callable_factory_or_a_document_marker_are_refused(caplog):
+    def register_envs(register):
+        register(EnvEntry(name="no-factory", params=Params))
+
+    def register_documents(register):
+        register(DocumentEntry(name="everything", validate=lambda path, registry, build: "ok"))
+        register(DocumentEntry(name="board", marker=("board",), validate=lambda path, registry, build: "ok"))
+
+    registry = Registry()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        registry.add("careless", plugin(register_envs=register_envs, register_documents=register_documents))
+    assert registry.names("env") == [] and registry.names("document") == ["board"]
+    assert [r.getMessage().split(";")[0] for r in caplog.records] == [
+        "plugin 'careless': environment 'no-factory' refused: its factory must be callable, got NoneType",
+        "plugin 'careless': document kind 'everything' refused: its marker must name the top-level keys that identify "
+        "its files (without any, every file would match)",
+    ]
 
 
 def test_every_builtin_entry_passes_the_checks():

@@ -30,6 +30,8 @@ def entry_problem(entry: Entry) -> str | None:
     for attribute in callables:
         if not callable(getattr(entry, attribute)):
             return f"its {attribute} must be callable, got {type(getattr(entry, attribute)).__name__}"
+    if isinstance(entry, DocumentEntry) and not (entry.marker and all(isinstance(key, str) for key in entry.marker)):
+        return "its marker must name the top-level keys that identify its files (without any, every file would match)"
     return params_problem(entry.params)
 
 
