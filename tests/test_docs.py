@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from zoo.metrics import read_metrics
 from zoo.registry import Registry
 from zoo.spec import load_spec_text
 
@@ -63,7 +64,7 @@ def importable(site, monkeypatch):
 def test_the_layout_and_the_entry_point_match_the_files(package):
     written = {path.relative_to(package).as_posix() for path in package.rglob("*") if path.is_file()}
     layout = {line.split()[0] for line in blocks("text")[0].splitlines() if re.match(r"\s+\S+\.(py|toml)\b", line)}
-    assert layout == {name.rsplit("/", 1)[-1] for name in written if name != "bandit.yaml"}
+    assert layout == {name.rsplit("/", 1)[-1] for name in written if not name.endswith(".yaml")}
 
     pyproject = tomllib.loads((package / "pyproject.toml").read_text())
     (plugin, module), = pyproject["project"]["entry-points"]["zoo"].items()
@@ -86,7 +87,7 @@ def test_every_hook_entry_type_and_context_field_is_taught():
 
 
 def test_the_console_commands_work(package, site, zoo_cli_with):
-    zoo = zoo_cli_with(site, ZOO_PLUGINS="bandit,gym")  # the doc's commands need no other plugin
+    zoo = zoo_cli_with(site, ZOO_PLUGINS="bandit,gym,gdi,learner")  # the doc's commands need no other plugin
     outputs = {}
     for line in (line[2:] for block in blocks("console") for line in block.splitlines() if line.startswith("$ ")):
         words = shlex.split(line)
@@ -119,16 +120,30 @@ def test_the_console_commands_work(package, site, zoo_cli_with):
     for trial in ("000", "001"):
         assert json.loads((run / "trials" / trial / "result.json").read_text())["steps"] == 5000
 
+    assert outputs["zoo validate --build cartpole-gdi-eps.yaml cartpole-ac.yaml"].splitlines() == [
+        "ok: cartpole-gdi-eps.yaml (env gym, agent gdi-i3, meta-controller eps-bandit, 1 trial(s) x 3000 steps, built)",
+        "ok: cartpole-ac.yaml (env gym, agent boltzmann-ac, 1 trial(s) x 3000 steps, built)",
+    ]
+    for name, entries, behavior in [("gdi-eps", {"env": "gym", "agent": "gdi", "meta_controller": "bandit"}, "beta1"),
+                                    ("ac", {"env": "gym", "agent": "bandit"}, "beta")]:
+        run = package / "runs" / name
+        assert json.loads((run / "run.json").read_text())["entries"] == entries
+        result = json.loads((run / "trials" / "000" / "result.json").read_text())
+        assert result["steps"] >= 3000 and len(result["eval_returns"]) == 2
+        rows = read_metrics(run / "trials" / "000" / "metrics.jsonl")
+        episodes = [row for row in rows if "episode_return" in row]
+        assert len(episodes) > 20 and all(f"behavior/{behavior}" in row for row in episodes)
+        assert any("learner/loss_pi" in row for row in rows)  # the learner trained
+
 
 def test_the_yaml_specs_validate(importable):
     registry = Registry()
     registry.load_entry_points()
-    specs = blocks("yaml")
-    assert specs
-    for text in specs:
-        spec = load_spec_text(text, registry, source=DOC.name)
-        assert (spec.env.type, spec.agent.type) == ("bandit", "epsilon-greedy")
-    assert {load_spec_text(text, registry).budget.unit for text in specs} == {"steps", "episodes"}
+    specs = [load_spec_text(text, registry, source=DOC.name) for text in blocks("yaml")]
+    blocks_used = {(spec.env.type, spec.agent.type, spec.meta_controller and spec.meta_controller.type, spec.budget.unit)
+                   for spec in specs}
+    assert blocks_used == {("bandit", "epsilon-greedy", None, "steps"), ("bandit", "epsilon-greedy", None, "episodes"),
+                           ("gym", "gdi-i3", "eps-bandit", "steps"), ("gym", "boltzmann-ac", None, "steps")}
 
 
 def test_the_tests_it_teaches_pass(package, importable, tmp_path):

@@ -126,8 +126,15 @@ def test_a_broken_plugin_is_reported_by_name_and_the_rest_works(zoo_cli, spec, b
     assert set(listing["failed"]) == {"broken-import", "broken-register"}
     assert "RuntimeError: this plugin cannot be imported" in listing["failed"]["broken-import"]
     assert "ValueError: this plugin cannot register" in listing["failed"]["broken-register"]
-    assert "warning: plugin 'broken-import'" in result.stderr
-    assert "warning: plugin 'broken-register'" in result.stderr
+    assert f"warning: plugin 'broken-import' failed to import zoo_broken_import ({broken_plugins / 'zoo_broken_import.py'}:1)" \
+        in result.stderr
+    assert f"warning: plugin 'broken-register' failed while registering ({broken_plugins / 'zoo_broken_register.py'}:5)" \
+        in result.stderr
+    assert "Traceback" not in result.stderr
+    debug = zoo_cli.run("--debug", "plugins", "--json", extra_paths=[broken_plugins])
+    assert debug.returncode == 0 and debug.stderr.count("Traceback (most recent call last):") == 2
+    assert "raise RuntimeError('this plugin cannot be imported')" in debug.stderr
+    assert "raise ValueError('this plugin cannot register')" in debug.stderr
     assert {"example", "gym", "sb3"} <= {row["name"] for row in listing["plugins"]}
 
     valid = zoo_cli.run("validate", spec, extra_paths=[broken_plugins])

@@ -24,7 +24,7 @@ class _State:
 
 
 @app.callback()
-def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors.")) -> None:
+def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors and of plugins that fail to load.")) -> None:
     _State.debug = debug
 
 
@@ -39,23 +39,15 @@ def _runs_dir(value: Optional[Path]) -> Path:
 
 
 @app.command()
-def validate(specs: list[Path] = typer.Argument(..., help="Spec files to check.")) -> None:
-    """Check spec files against the installed plugins without running anything."""
-    from .errors import SpecError
-    from .spec import load_spec
+def validate(
+    specs: list[Path] = typer.Argument(..., help="Run specs, or other files the plugins recognise (studies, ...)."),
+    build: bool = typer.Option(False, "--build", help="Also build each run's env, agent and meta-controller once, "
+                               "as train does before it creates a run folder."),
+) -> None:
+    """Check files against the installed plugins without training (run specs, studies, boards, ...)."""
+    from .documents import validate_files
 
-    registry = get_registry()
-    failed = []
-    for path in specs:
-        try:
-            spec = load_spec(path, registry)
-        except SpecError as exc:
-            failed.append(exc)
-            continue
-        typer.echo(f"ok: {path} (env {spec.env.type}, agent {spec.agent.type}, "
-                   f"{spec.trials} trial(s) x {spec.budget.amount} {spec.budget.unit})")
-    if failed:
-        raise SpecError([problem for exc in failed for problem in exc.problems])
+    validate_files(specs, get_registry(), build=build, echo=typer.echo)
 
 
 @app.command()
@@ -219,8 +211,11 @@ def schema(output: Optional[Path] = typer.Option(None, "-o", "--output", help="W
 
 
 class _WarningHandler(logging.Handler):
+    """Warnings as ``warning: ...`` lines on stderr; with --debug, debug records (plugin tracebacks) as they are."""
+
     def emit(self, record: logging.LogRecord) -> None:
-        print(f"warning: {record.getMessage()}", file=sys.stderr)
+        prefix = "warning: " if record.levelno >= logging.WARNING else ""
+        print(f"{prefix}{record.getMessage()}", file=sys.stderr)
 
 
 _commands_added = False
@@ -240,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         logger.addHandler(_WarningHandler())
         logger.propagate = False
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    logger.setLevel(logging.DEBUG if debug else logging.WARNING)
     _add_plugin_commands()
     try:
         app(args=argv, prog_name="zoo")  # standalone: usage errors print and exit 2

@@ -93,3 +93,17 @@ class ReporterEntry(Entry):
     envs: tuple[str, ...] = ()
     report: Callable[..., Any] | None = None
     compare: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
+class DocumentEntry(Entry):
+    """A kind of YAML file besides run specs that ``zoo validate`` recognises and checks (a study, a board).
+
+    A file is of this kind when its top level is a mapping holding every key of ``marker``.
+    ``validate(path, registry, build) -> str`` checks it against the installed plugins (with `build`,
+    as ``zoo validate --build`` asks, it also builds the env, agent and meta-controller of every run
+    it would start), raises :class:`~zoo.ZooError` naming the problem, and returns a one-line summary.
+    """
+
+    marker: tuple[str, ...] = ()
+    validate: Callable[..., str] | None = None

@@ -20,7 +20,9 @@ import pluggy
 if TYPE_CHECKING:
     import typer
 
-    from .entries import AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, ReporterEntry, RuleSetEntry
+    from .entries import (
+        AgentEntry, DocumentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, ReporterEntry, RuleSetEntry,
+    )
 
 PROJECT = "zoo"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -69,6 +71,15 @@ def register_reporters(register: Callable[[ReporterEntry], None]) -> None:
     """Contribute reports for runs of given environments: ``register(ReporterEntry(...))``.
 
     ``zoo report`` and ``zoo compare`` use the reporter whose ``envs`` names a run's environment.
+    """
+
+
+@hookspec
+def register_documents(register: Callable[[DocumentEntry], None]) -> None:
+    """Contribute kinds of YAML files that ``zoo validate`` recognises besides run specs: ``register(DocumentEntry(...))``.
+
+    A file whose top level holds every key of an entry's ``marker`` (a study's ``base`` and ``runs``)
+    is checked by that entry's ``validate(path, registry, build)`` instead of as a run spec.
     """
 
 

@@ -24,6 +24,7 @@ from . import __version__
 from .agent import Agent, TrialContext
 from .errors import RunFailed, ZooError
 from .metrics import MetricLogger
+from .preflight import blame_context, build_error
 from .registry import Registry, get_registry
 from .seeding import load_rng_state, save_rng_state, seed_everything
 from .spec import SpecBase, parse_spec
@@ -99,19 +100,19 @@ def plugin_manifest(registry: Registry) -> dict[str, Any]:
 
 
 def preflight(spec: SpecBase, registry: Registry) -> None:
-    """Build the env and agent of the first trial(s) once, so that errors surface before a run folder exists."""
+    """Build the env, meta-controller and agent of the first trial(s) once, so that errors surface before a
+    run folder exists; an error names the block that failed and its plugin."""
     entry = registry.get("agent", spec.agent.type)
     with tempfile.TemporaryDirectory(prefix="zoo-preflight-") as scratch:
-        contexts = [_context(spec, registry, seed, trial, Path(scratch) / str(trial), False, None)
-                    for trial, seed in list(enumerate(spec.trial_seeds()))[: 2 if entry.batched_trials else 1]]
+        seeds = list(enumerate(spec.trial_seeds()))[: 2 if entry.batched_trials else 1]
+        contexts = [blame_context(_context(spec, registry, seed, trial, Path(scratch) / str(trial), False, None),
+                                  spec, registry) for trial, seed in seeds]
         try:
             agent = entry.factory(spec.agent, contexts if entry.batched_trials else contexts[0])
         except ZooError:
             raise
         except Exception as exc:
-            raise ZooError(
-                f"the spec is valid but its env or agent could not be built: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise build_error(exc, entry) from exc
         finally:
             for context in contexts:
                 context.logger.close()

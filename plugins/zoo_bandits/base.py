@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from zoo_learner import BehaviorSpace, Choice
+from zoo import BehaviorSpace, Choice
 
 
 def point_in_blocks(space: BehaviorSpace, blocks, rng: np.random.Generator) -> np.ndarray:

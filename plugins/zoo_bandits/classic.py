@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from zoo import Params, ZooError
-from zoo_learner import BehaviorSpace, Choice
+from zoo import BehaviorSpace, Choice, Params, ZooError
 
 from .base import Stateful, blocks_of, choice_in_blocks, greedy, mean_returns, top_k
 

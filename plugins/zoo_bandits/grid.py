@@ -7,8 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from zoo import ZooError
-from zoo_learner import BehaviorSpace, Coordinate
+from zoo import BehaviorSpace, Coordinate, ZooError
 
 
 class Grid:

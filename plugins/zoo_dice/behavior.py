@@ -12,7 +12,7 @@ import math
 import numpy as np
 import torch
 
-from zoo_learner import BehaviorSpace, Coordinate
+from zoo import BehaviorSpace, Coordinate
 
 X_MAX = math.log(51.0)
 TILES = 50

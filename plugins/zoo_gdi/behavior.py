@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from zoo_learner import BehaviorSpace, Coordinate
+from zoo import BehaviorSpace, Coordinate
 
 BETA1 = Coordinate("beta1", 0.0, 50.0, 1.0)  # 1 / tau1
 BETA2 = Coordinate("beta2", 0.0, 50.0, 1.0)  # 1 / tau2

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from zoo import ReporterEntry, hookimpl
+from zoo import DocumentEntry, ReporterEntry, ZooError, hookimpl
 
 
 def _report(runs, out):
@@ -47,6 +47,29 @@ def study(
     out = output or folders[0].parent / "report"
     for path in report(registry, open_runs(folders), out):
         typer.echo(str(path))
+
+
+def _validate_study(path: Path, registry, build: bool) -> str:
+    """`zoo validate` of a study file: every run's spec, and with `build` each run's objects built once."""
+    from zoo.run import preflight
+    from zoo.spec import load_spec_text
+
+    from .study import load_study
+
+    study, texts = load_study(path, registry)
+    if build:
+        for label, text in texts.items():
+            try:
+                preflight(load_spec_text(text, registry, source=f"{path} (run {label})"), registry)
+            except ZooError as exc:
+                raise ZooError(f"run {label}: {exc}") from exc
+    return f"{study.name}, {len(texts)} runs: {', '.join(texts)}{', built' if build else ''}"
+
+
+@hookimpl
+def register_documents(register):
+    register(DocumentEntry(name="study", marker=("base", "runs"), validate=_validate_study,
+                           description="a base run spec and the runs that vary it (zoo study)"))
 
 
 @hookimpl

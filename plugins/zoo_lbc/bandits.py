@@ -20,8 +20,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from zoo import Params
-from zoo_learner import BehaviorSpace, Choice
+from zoo import BehaviorSpace, Choice, Params
 
 
 class VotingParams(Params):

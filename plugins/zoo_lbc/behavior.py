@@ -13,7 +13,7 @@ import math
 
 import torch
 
-from zoo_learner import BehaviorSpace, Coordinate
+from zoo import BehaviorSpace, Coordinate
 from zoo_learner.policy import boltzmann_log_probs
 
 TAU_ONE = math.log(2.0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zoo_learner import BehaviorSpace
+from zoo import BehaviorSpace
 from zoo_learner.networks import build_network
 
 from .behavior import behavior_space

@@ -8,12 +8,10 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from .behavior import Choice, MetaController
+from zoo.substrate import BehaviorPolicy, Choice, MetaController
+
 from .inference import Precision, acting_network
 from .sequences import SequenceWriter
-
-#: (adv (n, heads, A), value (n, heads), behavior (n, k)) -> log behavior probabilities (n, A)
-BehaviorPolicy = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Wiring actors, replay and learner (Acme's builder), and the single-process system that runs them.
 
-An agent on the substrate supplies an :class:`AgentBuilder`: its behavior space, network,
+An agent on the substrate supplies a :class:`zoo.substrate.AgentBuilder`: its behavior space, network,
 behavior policy and loss. :class:`SubstrateParams` holds the machinery's own settings.
 `make_replay`, `make_learner` and `make_actor` build one component each and take the others only
 through callables (``sink``, ``pull``), so that a distributed backend can place them in
@@ -11,29 +11,15 @@ keeps the actor lag exact and the run deterministic for a seed.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 import torch
 
+from zoo.substrate import AgentBuilder, MetaController
 
-from .actor import BehaviorPolicy, VectorActor
-from .behavior import BehaviorSpace, MetaController
-from .learner import Learner, LossFn, ParameterServer
+from .actor import VectorActor
+from .learner import Learner, ParameterServer
 from .params import SubstrateParams
 from .replay import SequenceReplay
-
-
-class AgentBuilder(Protocol):
-    """What an agent on the substrate defines."""
-
-    def behavior_space(self) -> BehaviorSpace: ...
-
-    def make_network(self, obs_shape: tuple[int, ...], actions: int) -> torch.nn.Module: ...
-
-    def behavior_policy(self) -> BehaviorPolicy: ...
-
-    def make_loss(self) -> LossFn: ...
 
 
 def planned_updates(params: SubstrateParams, budget, steps: int = 0, sequences: int = 0) -> int:

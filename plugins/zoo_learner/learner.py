@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
 
-from .params import OptimizerParams
+from zoo.substrate import LossFn
 
-#: (net, time-major batch) -> (loss, scalar diagnostics)
-LossFn = Callable[[torch.nn.Module, dict[str, torch.Tensor]], tuple[torch.Tensor, dict[str, float]]]
+from .params import OptimizerParams
 
 
 class ParameterServer:

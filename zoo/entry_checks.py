@@ -1,0 +1,116 @@
+"""What the registry checks before it accepts an entry or a plugin module.
+
+An entry is refused when a spec naming it could never validate, be written out or be listed:
+params that are not a pydantic model, params without a JSON Schema, defaults their own fields
+refuse, a field called ``type`` (the zoo's tag), a factory that cannot be called. A plugin's
+functions are linted for hooks that would silently never be called.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .entries import DocumentEntry, Entry, ReporterEntry, RuleSetEntry
+from .errors import did_you_mean
+
+#: the spec key that names an entry; a params model may not declare it
+RESERVED_FIELDS = ("type",)
+
+
+def entry_problem(entry: Entry) -> str | None:
+    """Why `entry` cannot be registered, in one phrase; None when it can."""
+    if not isinstance(entry.name, str) or not entry.name or entry.name != entry.name.strip():
+        return f"its name must be a non-empty string without surrounding spaces, got {entry.name!r}"
+    callables = {
+        DocumentEntry: ("validate",), ReporterEntry: ("report",), RuleSetEntry: (),
+    }.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())
+    for attribute in callables:
+        if not callable(getattr(entry, attribute)):
+            return f"its {attribute} must be callable, got {type(getattr(entry, attribute)).__name__}"
+    if isinstance(entry, DocumentEntry) and not (entry.marker and all(isinstance(key, str) for key in entry.marker)):
+        return "its marker must name the top-level keys that identify its files (without any, every file would match)"
+    return params_problem(entry.params)
+
+
+def params_problem(params: Any) -> str | None:
+    """Why `params` cannot be an entry's params model, in one phrase; None when it can."""
+    if not (isinstance(params, type) and issubclass(params, BaseModel)):
+        got = getattr(params, "__name__", type(params).__name__)
+        kind = "dataclass " if inspect.isclass(params) and hasattr(params, "__dataclass_fields__") else ""
+        return f"params must be a pydantic model class (derive it from zoo.Params), got {kind}{got}"
+    reserved = [name for name in RESERVED_FIELDS if name in params.model_fields]
+    if reserved:
+        return f"params declare the field '{reserved[0]}', which the zoo reserves for the entry's name; rename it"
+    try:
+        params.model_json_schema()
+    except Exception as exc:  # pydantic raises several kinds here; the field is what the author needs
+        culprit = _field_without_schema(params) or type(exc).__name__
+        return f"params have no JSON Schema ({culprit}); use JSON-ready types"
+    return _defaults_problem(params)
+
+
+def _field_without_schema(params: type[BaseModel]) -> str | None:
+    for name, info in params.model_fields.items():
+        try:
+            TypeAdapter(info.annotation).json_schema()
+        except Exception:
+            return f"field '{name}' of type {_type_name(info.annotation)}"
+    return None
+
+
+def _type_name(annotation: Any) -> str:
+    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
+
+
+def _defaults_problem(params: type[BaseModel]) -> str | None:
+    """A default its own field refuses, or defaults that cannot be written as JSON (what a run folder holds).
+
+    The defaults are validated as if a spec had given them; required fields are left to the spec.
+    """
+    defaults = {info.alias or name: info.get_default(call_default_factory=True)
+                for name, info in params.model_fields.items() if not info.is_required()}
+    try:
+        instance = params.model_validate(defaults)
+    except ValidationError as exc:
+        wrong = [error for error in exc.errors() if error["type"] != "missing"]
+        if not wrong:
+            return None
+        where = ".".join(map(str, wrong[0]["loc"])) or "its defaults"
+        return f"the default of '{where}' is invalid: {wrong[0]['msg']}"
+    except Exception as exc:  # a validator of the plugin's that raises something else
+        return f"its defaults cannot be validated: {type(exc).__name__}: {exc}"
+    try:
+        instance.model_dump(mode="json")
+    except Exception as exc:
+        return f"its defaults cannot be written as JSON: {type(exc).__name__}: {exc}"
+    return None
+
+
+def hook_lint(plugin: Any, hook_names: list[str], project: str) -> list[str]:
+    """Warnings about functions of `plugin` that look like hooks but that the zoo will never call.
+
+    A function named like a hook (``register_*`` or close to a hook's name) that is not marked with
+    ``hookimpl``, and a marked one whose name is no hook; each with a did-you-mean.
+    """
+    marker = f"{project}_impl"
+    home = getattr(plugin, "__name__", None) if inspect.ismodule(plugin) else None
+    warnings = []
+    for name in sorted(dir(plugin)):
+        if name.startswith("_"):
+            continue
+        function = getattr(plugin, name, None)
+        if not callable(function) or inspect.isclass(function):
+            continue
+        if home is not None and getattr(function, "__module__", home) != home:
+            continue  # imported from elsewhere
+        marked = hasattr(function, marker)
+        hint = did_you_mean(name, hook_names)
+        if name in hook_names and not marked:
+            warnings.append(f"function '{name}' is not marked with @zoo.hookimpl, so the zoo never calls it")
+        elif name not in hook_names and (marked or name.startswith("register_") or hint):
+            what = "is marked with @zoo.hookimpl but" if marked else "looks like a hook but"
+            warnings.append(f"function '{name}' {what} is no zoo hook{hint}, so the zoo never calls it")
+    return warnings
