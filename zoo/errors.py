@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class ZooError(Exception):
@@ -26,7 +29,7 @@ class Problem:
             if self.column is not None:
                 place += f":{self.column}"
         head = ": ".join(part for part in (place, self.field) if part)
-        return f"{head}: {self.message}" if head else self.message
+        return escape_controls(f"{head}: {self.message}" if head else self.message)
 
 
 class RunFailed(ZooError):
@@ -39,6 +42,17 @@ class SpecError(ZooError):
     def __init__(self, problems: list[Problem]):
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+def escape_controls(text: str) -> str:
+    """`text` on one line: line breaks and other control characters written as escapes (a value quoted
+    from a spec, such as an unknown name, may hold any of them)."""
+    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
+
+
+def one_line(text: str) -> str:
+    """An error message on one line: its lines joined by spaces, other control characters escaped."""
+    return escape_controls(" ".join(line.strip() for line in text.splitlines() if line.strip()))
 
 
 def did_you_mean(given: str, choices: list[str] | tuple[str, ...] | set[str]) -> str:
