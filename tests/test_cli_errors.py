@@ -11,6 +11,7 @@ import errno
 import inspect
 import io
 import json
+import os
 import shutil
 import typing
 from pathlib import Path
@@ -248,3 +249,93 @@ def test_path_options(path_and_option, kind, bad_inputs, good_run, capsys, monke
     argv = argv_for(path, command, "", overrides={**overrides, option.name: bad_inputs[kind]})
     code, out, err = run(argv, capsys, monkeypatch)
     assert_one_clear_line(argv, code, out, err, must_fail=False)
+
+
+# -- full and read-only disks, and the boundary itself -------------------------------------------
+
+def _raise_os_error(code: int):
+    def fail(*args, **kwargs):
+        raise OSError(code, os.strerror(code))
+
+    return fail
+
+
+def test_a_full_disk_at_a_write_keeps_the_old_file(tmp_path, capsys, monkeypatch):
+    from zoo import store
+
+    out = tmp_path / "schema.json"
+    out.write_text("old\n")
+    monkeypatch.setattr(store.os, "fsync", _raise_os_error(errno.ENOSPC))
+    code, _, err = run(["schema", "-o", str(out)], capsys, monkeypatch)
+    assert (code, err) == (1, f"error: {out}: cannot write: No space left on device\n")
+    assert out.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["schema.json"]
+
+
+def test_a_read_only_runs_folder_leaves_nothing(tmp_path, capsys, monkeypatch):
+    from zoo import store
+
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    import tempfile
+    import types
+
+    # the store's folder creation fails as on a read-only mount (root ignores permission bits)
+    monkeypatch.setattr(store, "tempfile", types.SimpleNamespace(mkdtemp=_raise_os_error(errno.EROFS), mkstemp=tempfile.mkstemp))
+    code, _, err = run(["train", str(spec), "--runs-dir", str(runs), "--no-progress"], capsys, monkeypatch)
+    assert code == 1
+    assert err.startswith(f"error: {runs}/tiny-") and err.endswith(": cannot create the run folder: Read-only file system\n")
+    assert list(runs.iterdir()) == []
+
+
+def test_schema_into_a_missing_folder(tmp_path, capsys, monkeypatch):
+    target = tmp_path / "missing" / "schema.json"
+    code, _, err = run(["schema", "-o", str(target)], capsys, monkeypatch)
+    assert (code, err) == (1, f"error: {target}: cannot write: no such folder {target.parent}\n")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_run_dir_under_a_file(tmp_path, capsys, monkeypatch):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(SPEC)
+    code, _, err = run(["train", str(spec), "--run-dir", str(spec / "run"), "--no-progress"], capsys, monkeypatch)
+    assert (code, err) == (1, f"error: {spec / 'run'}: cannot create the run folder: {spec} is a file, not a folder\n")
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("run-json-list", "damaged manifest: expected a JSON object, found list"),
+    ("run-json-null", "damaged manifest: expected a JSON object, found null"),
+    ("run-json-bytes", "damaged manifest, not JSON"),
+    ("run-json-without-seeds", "damaged manifest: no 'seeds'"),
+])
+def test_a_damaged_manifest_is_named(kind, message, bad_inputs, capsys, monkeypatch):
+    code, _, err = run(["resume", str(bad_inputs[kind]), "--no-progress"], capsys, monkeypatch)
+    assert code == 2
+    assert err.startswith(f"error: {bad_inputs[kind] / 'run.json'}: {message}")
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("metrics-step-not-integer", "damaged metrics row: step 'ten' is not a whole number of steps"),
+    ("metrics-without-step", "damaged metrics row: no step"),
+    ("metrics-return-not-number", "damaged metrics row: episode_return is 'high', not a number"),
+    ("metrics-row-a-list", "damaged metrics row: expected an object, found list"),
+])
+def test_a_damaged_metrics_row_is_named_with_its_line(kind, message, bad_inputs, capsys, monkeypatch, tmp_path):
+    code, _, err = run(["report", str(bad_inputs[kind]), "-o", str(tmp_path / "out")], capsys, monkeypatch)
+    assert (code, err) == (2, f"error: {bad_inputs[kind] / 'trials' / '000' / 'metrics.jsonl'}:2: {message}\n")
+
+
+def test_an_unexpected_exception_is_one_line_and_debug_shows_it(tmp_path, capsys, monkeypatch):
+    from zoo import spec
+
+    def broken(registry):
+        raise RuntimeError("plugin bug\nsecond line")
+
+    monkeypatch.setattr(spec, "json_schema", broken)
+    code, _, err = run(["schema"], capsys, monkeypatch)
+    assert (code, err) == (1, "error: internal error: RuntimeError: plugin bug second line"
+                              " (a bug in zoo or one of its plugins; run with --debug for the traceback)\n")
+    with pytest.raises(RuntimeError, match="plugin bug"):
+        main(["--debug", "schema"])
