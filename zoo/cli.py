@@ -240,8 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         logger.addHandler(_WarningHandler())
         logger.propagate = False
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
-    _add_plugin_commands()
     try:
+        _add_plugin_commands()
         app(args=argv, prog_name="zoo")  # standalone: usage errors print and exit 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
