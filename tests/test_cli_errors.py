@@ -158,6 +158,9 @@ def damage(run: Path, root: Path) -> dict[str, Path]:
         metrics = damaged[name] / "trials" / "000" / "metrics.jsonl"
         lines = metrics.read_text().splitlines()
         metrics.write_text("\n".join(lines[:1] + [row] + lines[1:]) + "\n")
+    for name, content in {"result-json-garbage": b"\xff{", "result-json-a-list": b"[1]"}.items():
+        damaged[name] = copy(name)
+        (damaged[name] / "trials" / "001" / "result.json").write_bytes(content)
     damaged["trial-a-file"] = copy("trial-a-file")
     shutil.rmtree(damaged["trial-a-file"] / "trials" / "001")
     (damaged["trial-a-file"] / "trials" / "001").write_text("not a folder")
@@ -170,8 +173,10 @@ def bad_inputs(tmp_path_factory, good_run) -> dict[str, Path]:
     return file_inputs(root / "files") | damage(good_run, root / "runs")
 
 
-#: damage that some commands do not read: a report needs no seeds, a resume of finished trials reads no metrics
+#: damage that some commands do not read: a report needs no seeds, a resume of finished trials reads no
+#: metrics, a comparison reads no results
 MAY_SUCCEED = {
+    "result-json-garbage": {"compare"}, "result-json-a-list": {"compare"},
     "run-json-without-seeds": {"report", "compare"},
     "metrics-step-not-integer": {"resume"}, "metrics-without-step": {"resume"},
     "metrics-return-not-number": {"resume"}, "metrics-row-a-list": {"resume"},
@@ -183,7 +188,7 @@ INPUT_NAMES = [
     "missing", "folder", "empty", "garbage", "malformed", "a-list", "under-a-file",
     "run-json-list", "run-json-null", "run-json-bytes", "run-json-empty", "run-json-without-seeds",
     "metrics-step-not-integer", "metrics-without-step", "metrics-return-not-number", "metrics-row-a-list",
-    "trial-a-file",
+    "result-json-garbage", "result-json-a-list", "trial-a-file",
 ]
 
 
@@ -307,7 +312,7 @@ def test_run_dir_under_a_file(tmp_path, capsys, monkeypatch):
 @pytest.mark.parametrize("kind, message", [
     ("run-json-list", "damaged manifest: expected a JSON object, found list"),
     ("run-json-null", "damaged manifest: expected a JSON object, found null"),
-    ("run-json-bytes", "damaged manifest, not JSON"),
+    ("run-json-bytes", "damaged, not JSON"),
     ("run-json-without-seeds", "damaged manifest: no 'seeds'"),
 ])
 def test_a_damaged_manifest_is_named(kind, message, bad_inputs, capsys, monkeypatch):

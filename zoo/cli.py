@@ -99,12 +99,14 @@ def resume(
 
 
 def _finish(status: str, folder) -> None:
+    from .store import read_json
+
     if status == "interrupted":
         typer.echo(f"interrupted; continue with: zoo resume {folder.path}", err=True)
         raise typer.Exit(130)
     typer.echo(f"finished: {folder.path}", err=True)
     for result_path in sorted((folder.path / "trials").glob("*/result.json")):
-        result = json.loads(result_path.read_text())
+        result = read_json(result_path, dict)
         line = f"trial {result['trial']}: {result['progress']} {result['unit']} in {result['cpu_seconds']:.1f} CPU-s"
         if "eval_mean" in result:
             line += f", evaluation return {result['eval_mean']:.2f} (mean of {len(result['eval_returns'])} episodes)"

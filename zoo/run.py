@@ -188,7 +188,7 @@ def run_unit(
     seeds = [folder.manifest()["seeds"][t] for t in unit]
     home = unit_dir(folder, unit, entry.batched_trials)
     if all((folder.trial_dir(t) / RESULT).exists() for t in unit):
-        results = [read_json(folder.trial_dir(t) / RESULT) for t in unit]
+        results = [read_json(folder.trial_dir(t) / RESULT, dict) for t in unit]
         for result in results:
             report(result["trial"], result["progress"])
         return results

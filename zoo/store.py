@@ -60,8 +60,16 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def read_json(path: Path) -> Any:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+def read_json(path: Path, expect: type | None = None) -> Any:
+    """The JSON document in a file; one that is not JSON (damaged, truncated, binary), or not of the
+    `expect`ed type, is a ZooError naming it."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ZooError(f"{path}: damaged, not JSON ({exc})") from None
+    if expect is not None and not isinstance(document, expect):
+        raise ZooError(f"{path}: damaged, {type(document).__name__} where {expect.__name__} was expected")
+    return document
 
 
 def now() -> str:
@@ -90,8 +98,6 @@ class RunFolder:
             raise ZooError(f"{self.path}: not a zoo run folder (no {MANIFEST})") from None
         except OSError as exc:
             raise ZooError(f"{self.manifest_path}: cannot read the manifest: {exc.strerror}") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ZooError(f"{self.manifest_path}: damaged manifest, not JSON ({exc})") from None
         problem = manifest_problem(manifest, require)
         if problem:
             raise ZooError(f"{self.manifest_path}: damaged manifest: {problem}")
@@ -239,7 +245,7 @@ class RunIndex:
             try:
                 self._insert(connection, manifest_path.parent, read_json(manifest_path))
                 found += 1
-            except (OSError, json.JSONDecodeError):
+            except (OSError, ZooError):
                 continue
         connection.commit()
         return found
