@@ -54,7 +54,7 @@ def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
 
 def strict_scalars_of(params: type[BaseModel]) -> dict[str, Any]:
     """A namespace entry that makes a subclass of `params` check its scalar fields as ``_strict_scalars`` does."""
-    names = [name for name, field in params.model_fields.items()
+    names = [name for name, field in getattr(params, "model_fields", {}).items()
              if name != "type" and (_scalar_kind(field.annotation) or _item_kind(field.annotation))]
     if not names:
         return {}
