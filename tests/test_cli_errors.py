@@ -344,3 +344,9 @@ def test_an_unexpected_exception_is_one_line_and_debug_shows_it(tmp_path, capsys
                               " (a bug in zoo or one of its plugins; run with --debug for the traceback)\n")
     with pytest.raises(RuntimeError, match="plugin bug"):
         main(["--debug", "schema"])
+
+
+def test_a_trial_folder_that_is_a_file_is_named(bad_inputs, capsys, monkeypatch):
+    run_path = bad_inputs["trial-a-file"]
+    code, _, err = run(["resume", str(run_path), "--no-progress"], capsys, monkeypatch)
+    assert (code, err) == (1, f"error: {run_path / 'trials' / '001'}: cannot use: is a file, not a folder\n")

@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from .errors import RunFailed, SpecError, ZooError, one_line
+from .errors import RunFailed, ZooError, error_message
 from .registry import KINDS, get_registry
 
 app = typer.Typer(
@@ -261,24 +261,6 @@ def main(argv: list[str] | None = None) -> int:
         print(error_message(exc), file=sys.stderr)
         return 1
     return 0
-
-
-def error_message(exc: BaseException) -> str:
-    """What the user reads for an error that ends a command.
-
-    A SpecError lists its problems one per line; other ZooErrors are one line. An OSError that no
-    command turned into a ZooError (a full or read-only disk mid-write) names its file and the
-    system's reason; anything else is a bug, said as such, with the way to its traceback.
-    """
-    if isinstance(exc, SpecError) and len(exc.problems) > 1:
-        return "error:\n" + "\n".join(str(problem) for problem in exc.problems)
-    if isinstance(exc, ZooError):
-        return f"error: {one_line(str(exc))}"
-    if isinstance(exc, OSError) and exc.strerror:
-        place = f"{exc.filename}: " if exc.filename is not None else ""
-        return f"error: {one_line(f'{place}{exc.strerror}')}"
-    return (f"error: internal error: {type(exc).__name__}: {one_line(str(exc))}"
-            " (a bug in zoo or one of its plugins; run with --debug for the traceback)")
 
 
 if __name__ == "__main__":

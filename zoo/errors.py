@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -61,3 +64,27 @@ def did_you_mean(given: str, choices: list[str] | tuple[str, ...] | set[str]) ->
 
     close = difflib.get_close_matches(str(given), sorted(choices), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def error_message(exc: BaseException) -> str:
+    """What the user reads for an error that ends a command.
+
+    A SpecError lists its problems one per line; other ZooErrors are one line. An OSError that no
+    command turned into a ZooError (a full or read-only disk mid-write, a file where a folder should
+    be) names its file and the reason; anything else is a bug, said as such, with the way to its traceback.
+    """
+    if isinstance(exc, SpecError) and len(exc.problems) > 1:
+        return "error:\n" + "\n".join(str(problem) for problem in exc.problems)
+    if isinstance(exc, ZooError):
+        return f"error: {one_line(str(exc))}"
+    if isinstance(exc, OSError) and exc.strerror:
+        if exc.filename is None:
+            return f"error: {one_line(exc.strerror)}"
+        if exc.errno in (errno.EEXIST, errno.ENOTDIR) and exc.strerror == os.strerror(exc.errno):
+            # the system's bare words for a file that stands where a folder is needed
+            from .store import failure_at
+
+            exc = failure_at(Path(exc.filename), exc, "use")
+        return f"error: {one_line(f'{exc.filename}: {exc.strerror}')}"
+    return (f"error: internal error: {type(exc).__name__}: {one_line(str(exc))}"
+            " (a bug in zoo or one of its plugins; run with --debug for the traceback)")
