@@ -181,3 +181,11 @@ def test_the_source_copy_is_the_text_that_was_validated(tmp_path, monkeypatch):
     folder = run_module.prepare_run(spec_path, get_registry(), tmp_path / "runs")
     assert (folder.path / run_module.SOURCE_SPEC).read_text() == SPEC + "# as validated\n"
     assert Path(folder.path).name.startswith("source-")
+
+
+def test_list_items_are_strict_too():
+    with pytest.raises(SpecError) as excinfo:
+        load_spec_text(SPEC + "trials: 2\nseeds: [1, true]\n", get_registry(), "s.yaml")
+    assert only_problem(excinfo) == "s.yaml:5:1: seeds: item 1: expected a whole number, not a boolean (given true)"
+    spec = load_spec_text(SPEC.replace("{type: ppo}", "{type: ppo, n_steps: 2e3}"), get_registry())
+    assert spec.agent.n_steps == 2000

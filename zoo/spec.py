@@ -26,7 +26,7 @@ from .yamlio import LocatedDocument, Loc, load_file, load_text
 PLUGIN_BLOCKS = {"env": "env", "agent": "agent", "meta_controller": "meta_controller"}
 
 
-def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
+def refuse_lax_scalars(cls, value: Any, info: ValidationInfo) -> Any:
     """Refuse the scalar coercions of pydantic's lax mode that hide mistakes in a spec.
 
     A boolean is not a number (lax mode reads ``steps: true`` as one step) and only ``true`` or
@@ -53,12 +53,12 @@ def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
 
 
 def strict_scalars_of(params: type[BaseModel]) -> dict[str, Any]:
-    """A namespace entry that makes a subclass of `params` check its scalar fields as ``_strict_scalars`` does."""
+    """A namespace entry that makes a subclass of `params` check its scalar fields with `refuse_lax_scalars`."""
     names = [name for name, field in getattr(params, "model_fields", {}).items()
              if name != "type" and (_scalar_kind(field.annotation) or _item_kind(field.annotation))]
     if not names:
         return {}
-    return {"_strict_scalars": field_validator(*names, mode="before", check_fields=False)(_strict_scalars)}
+    return {"_strict_scalars": field_validator(*names, mode="before", check_fields=False)(refuse_lax_scalars)}
 
 
 _EXPONENT_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
@@ -106,7 +106,7 @@ RUN_NAME_RULE = "a run name is 1 to 100 letters, digits, '.', '_' or '-', starti
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    _strict_scalars = field_validator("*", mode="before")(_strict_scalars)
+    _strict_scalars = field_validator("*", mode="before")(refuse_lax_scalars)
 
 
 class Budget(_Strict):
@@ -193,7 +193,7 @@ class SpecBase(_Strict):
 
 
 def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[BaseModel]:
-    """A subclass of `params` with a ``type`` tag; unknown keys are errors, scalars are strict (``_strict_scalars``)."""
+    """A subclass of `params` with a ``type`` tag; unknown keys are errors, scalars are strict (`refuse_lax_scalars`)."""
     config = dict(params.model_config)
     config["extra"] = "forbid"
     namespace = {
