@@ -189,3 +189,34 @@ def test_list_items_are_strict_too():
     assert only_problem(excinfo) == "s.yaml:5:1: seeds: item 1: expected a whole number, not a boolean (given true)"
     spec = load_spec_text(SPEC.replace("{type: ppo}", "{type: ppo, n_steps: 2e3}"), get_registry())
     assert spec.agent.n_steps == 2000
+
+
+def test_a_plugin_validator_that_crashes_is_a_problem_of_its_block():
+    import types
+
+    from pydantic import model_validator
+
+    from zoo import AgentEntry, EnvEntry, Params, hookimpl
+    from zoo.registry import Registry
+
+    class FragileParams(Params):
+        size: int = 1
+
+        @model_validator(mode="before")
+        @classmethod
+        def _named_size(cls, data):
+            return {**data, "size": {"small": 1, "large": 9}[data.get("size", "small")]}  # KeyError, TypeError
+
+    registry = Registry()
+    registry.add("fragile", types.SimpleNamespace(
+        register_envs=hookimpl(lambda register: register(EnvEntry(name="e", params=FragileParams, factory=None))),
+        register_agents=hookimpl(lambda register: register(AgentEntry(name="a", params=Params, factory=None))),
+    ))
+    text = "env: {type: e, size: %s}\nagent: {type: a}\nbudget: {steps: 10}\n"
+    assert load_spec_text(text % "large", registry).env.size == 9
+    for value, error in (("huge", "KeyError: 'huge'"), ("[]", "TypeError: unhashable type: 'list'")):
+        with pytest.raises(SpecError) as excinfo:
+            load_spec_text(text % value, registry, "s.yaml")
+        assert only_problem(excinfo) == (
+            f"s.yaml:1:1: env: the environment 'e' could not check these params ({error});"
+            " a bug in its plugin, triggered by a value of the wrong kind")

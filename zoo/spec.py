@@ -202,8 +202,27 @@ def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[Ba
         "__doc__": params.__doc__,
         "model_config": ConfigDict(**config),
         **strict_scalars_of(params),
+        "_contain_plugin_errors": model_validator(mode="wrap")(_contained(kind, entry_name)),
     }
     return type(f"{params.__name__}[{kind}:{entry_name}]", (params,), namespace)
+
+
+def _contained(kind: str, entry_name: str):
+    """A wrap validator that turns an exception other than a validation error, raised by a plugin's own
+    validators on input they did not expect, into a problem of the block instead of a crash."""
+
+    def contain(cls, data: Any, handler: Any) -> Any:
+        try:
+            return handler(data)
+        except (ValueError, AssertionError):  # pydantic's errors, and what validators are meant to raise
+            raise
+        except Exception as exc:
+            raise ValueError(
+                f"the {KINDS[kind][2]} '{entry_name}' could not check these params"
+                f" ({type(exc).__name__}: {exc}); a bug in its plugin, triggered by a value of the wrong kind"
+            ) from None
+
+    return contain
 
 
 def spec_model(registry: Registry) -> type[SpecBase]:
