@@ -64,8 +64,9 @@ def value_params(command) -> list[tuple[typing.Any, bool]]:
     return found
 
 
-def argv_for(path: list[str], command, value: str, *, only_required: bool = True, overrides=None) -> list[str] | None:
-    """Arguments that give `value` to every required path-or-text parameter (None if one takes something else)."""
+def argv_for(path: list[str], command, value: str, *, overrides=None) -> list[str] | None:
+    """Arguments that give `value` to every required path-or-text parameter and `overrides` to those they name
+    (None if a required parameter takes something else)."""
     argv = list(path)
     for param, textual in value_params(command):
         given = (overrides or {}).get(param.name)
@@ -200,7 +201,7 @@ def test_every_command_is_exercised():
 
 
 def _reads_input(path: list[str], command) -> bool:
-    """Whether a command has required parameters, all of them paths or names (its options are exercised below)."""
+    """Whether a command has required parameters, all of them paths or names (optional ones are exercised below)."""
     argv = argv_for(path, command, "x")
     return argv is not None and argv != path
 
@@ -218,9 +219,8 @@ def test_required_inputs(path_and_command, kind, bad_inputs, capsys, monkeypatch
         assert sorted(p.name for p in tmp_path.iterdir()) == before, "a failed command left files behind"
 
 
-def optional_path_options(command) -> list:
-    return [param for param, textual in value_params(command)
-            if textual and not param.required and param.param_type_name == "option"]
+def optional_textual_params(command) -> list:
+    return [param for param, textual in value_params(command) if textual and not param.required]
 
 
 #: valid values ("spec": a tiny spec, "run": a finished run) for the required parameters of commands
@@ -233,18 +233,18 @@ def _has_baseline(path: list[str], command) -> bool:
     return required <= set(BASELINES.get(" ".join(path), {}))
 
 
-#: options given a regular file where they expect a folder or a path below one
+#: optional parameters are given a regular file where they may expect a folder, or a path below a file
 OPTION_INPUTS = ["under-a-file", "garbage"]
 
 
 @pytest.mark.parametrize(
     "path_and_option",
     [(path, command, option) for path, command in ALL_COMMANDS if _has_baseline(path, command)
-     for option in optional_path_options(command)],
-    ids=lambda pco: "-".join(pco[0]) + pco[2].opts[0],
+     for option in optional_textual_params(command)],
+    ids=lambda pco: "-".join(pco[0] + [pco[2].opts[0]]),
 )
 @pytest.mark.parametrize("kind", OPTION_INPUTS)
-def test_path_options(path_and_option, kind, bad_inputs, good_run, capsys, monkeypatch, tmp_path):
+def test_optional_inputs(path_and_option, kind, bad_inputs, good_run, capsys, monkeypatch, tmp_path):
     path, command, option = path_and_option
     monkeypatch.chdir(tmp_path)
     spec = tmp_path / "tiny.yaml"
@@ -254,6 +254,16 @@ def test_path_options(path_and_option, kind, bad_inputs, good_run, capsys, monke
     argv = argv_for(path, command, "", overrides={**overrides, option.name: bad_inputs[kind]})
     code, out, err = run(argv, capsys, monkeypatch)
     assert_one_clear_line(argv, code, out, err, must_fail=False)
+
+
+@pytest.mark.parametrize("path_and_command", [pc for pc in ALL_COMMANDS if argv_for(*pc, "") == pc[0]],
+                         ids=lambda pc: "-".join(pc[0]))
+def test_commands_without_required_input_succeed_bare(path_and_command, capsys, monkeypatch, tmp_path):
+    path, _ = path_and_command
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(list(path), capsys, monkeypatch)
+    assert code == 0, f"zoo {' '.join(path)}: exit {code}\n{err}"
+    assert out.strip() and not [line for line in err.splitlines() if not line.startswith("warning: ")]
 
 
 # -- full and read-only disks, and the boundary itself -------------------------------------------
