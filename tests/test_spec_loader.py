@@ -196,7 +196,7 @@ def test_a_plugin_validator_that_crashes_is_a_problem_of_its_block():
 
     from pydantic import model_validator
 
-    from zoo import AgentEntry, EnvEntry, Params, hookimpl
+    from zoo import AgentEntry, EnvEntry, Params, ZooError, hookimpl
     from zoo.registry import Registry
 
     class FragileParams(Params):
@@ -205,6 +205,8 @@ def test_a_plugin_validator_that_crashes_is_a_problem_of_its_block():
         @model_validator(mode="before")
         @classmethod
         def _named_size(cls, data):
+            if data.get("size") == "zoo":
+                raise ZooError("size 'zoo' is reserved")
             return {**data, "size": {"small": 1, "large": 9}[data.get("size", "small")]}  # KeyError, TypeError
 
     registry = Registry()
@@ -220,3 +222,6 @@ def test_a_plugin_validator_that_crashes_is_a_problem_of_its_block():
         assert only_problem(excinfo) == (
             f"s.yaml:1:1: env: the environment 'e' could not check these params ({error});"
             " a bug in its plugin, triggered by a value of the wrong kind")
+    with pytest.raises(SpecError) as excinfo:
+        load_spec_text(text % "zoo", registry, "s.yaml")
+    assert only_problem(excinfo) == "s.yaml:1:1: env: size 'zoo' is reserved"

@@ -18,7 +18,7 @@ from pydantic import (
     BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator, model_validator,
 )
 
-from .errors import Problem, SpecError, did_you_mean
+from .errors import Problem, SpecError, ZooError, did_you_mean
 from .registry import KINDS, Registry
 from .yamlio import LocatedDocument, Loc, load_file, load_text
 
@@ -216,6 +216,8 @@ def _contained(kind: str, entry_name: str):
             return handler(data)
         except (ValueError, AssertionError):  # pydantic's errors, and what validators are meant to raise
             raise
+        except ZooError as exc:  # a plugin's own clean message
+            raise ValueError(str(exc)) from None
         except Exception as exc:
             raise ValueError(
                 f"the {KINDS[kind][2]} '{entry_name}' could not check these params"
