@@ -1,7 +1,8 @@
 """Safe YAML loading that remembers where every value came from.
 
 Specs are untrusted input: only plain data is built (no Python tags), aliases are refused
-(a "billion laughs" document cannot expand), and the size and depth are bounded.
+(a "billion laughs" document cannot expand), and the size and depth are bounded. A file is read
+up to the size cap whatever it is: a pipe within a timeout, while devices and folders are refused.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 import selectors
 import stat
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,9 +144,12 @@ def _check_printable(text: str, source: str) -> None:
     found = _NOT_PRINTABLE.search(text)
     if found:
         line, column = _position(text, found.start())
+        code = ord(found.group())
+        kind = "control character" if unicodedata.category(found.group()) == "Cc" else "character"
+        escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
         raise SpecError([Problem(
-            f"control character U+{ord(found.group()):04X} is not allowed in a spec; write it as an escape"
-            " (\\x..) inside a double-quoted string, or remove it", source, line, column,
+            f"{kind} U+{code:04X} is not allowed in a spec; write it as {escape} inside a double-quoted string,"
+            " or remove it", source, line, column,
         )])
 
 
