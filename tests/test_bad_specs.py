@@ -39,6 +39,10 @@ EXPECTED = {
     "25-bad-name.yaml": (1, 1, "name", "a run name is 1 to 100 letters, digits"),
     "26-deep-nesting.yaml": (1, 42, None, "nested deeper than 40 levels"),
     "27-tabs.yaml": (2, 1, None, "found character '\\t' that cannot start any token"),
+    "28-control-character.yaml": (4, 20, None, "control character U+0007 is not allowed in a spec"),
+    "29-boolean-steps.yaml": (3, 10, "budget.steps", "expected a whole number, not a boolean (given true)"),
+    "30-number-for-boolean.yaml": (2, 20, "agent.normalize_advantage", "expected true or false (given 0)"),
+    "31-boolean-for-number.yaml": (2, 20, "agent.gamma", "expected a number, not a boolean (given true)"),
 }
 
 

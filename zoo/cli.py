@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from .errors import RunFailed, ZooError
+from .errors import RunFailed, ZooError, error_message
 from .registry import KINDS, get_registry
 
 app = typer.Typer(
@@ -83,7 +83,7 @@ def resume(
             raise ZooError(f"{run}: no such run folder, and no run with that id in {_runs_dir(runs_dir)}")
         path = Path(matches[-1]["path"])
     folder = RunFolder(path)
-    status = folder.manifest().get("status")
+    status = folder.manifest(require=("seeds", "trials"))["status"]
     if status == "finished":
         raise ZooError(f"{path}: run already finished; nothing to resume")
     registry = get_registry()
@@ -91,12 +91,14 @@ def resume(
 
 
 def _finish(status: str, folder) -> None:
+    from .store import read_json
+
     if status == "interrupted":
         typer.echo(f"interrupted; continue with: zoo resume {folder.path}", err=True)
         raise typer.Exit(130)
     typer.echo(f"finished: {folder.path}", err=True)
     for result_path in sorted((folder.path / "trials").glob("*/result.json")):
-        result = json.loads(result_path.read_text())
+        result = read_json(result_path, dict)
         line = f"trial {result['trial']}: {result['progress']} {result['unit']} in {result['cpu_seconds']:.1f} CPU-s"
         if "eval_mean" in result:
             line += f", evaluation return {result['eval_mean']:.2f} (mean of {len(result['eval_returns'])} episodes)"
@@ -236,19 +238,24 @@ def main(argv: list[str] | None = None) -> int:
         logger.propagate = False
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     logger.setLevel(logging.DEBUG if debug else logging.WARNING)
-    _add_plugin_commands()
     try:
+        _add_plugin_commands()
         app(args=argv, prog_name="zoo")  # standalone: usage errors print and exit 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
     except ZooError as exc:
         if debug:
             raise
-        print(f"error: {exc}" if "\n" not in str(exc) else f"error:\n{exc}", file=sys.stderr)
+        print(error_message(exc), file=sys.stderr)
         return 1 if isinstance(exc, RunFailed) else 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # the last line of defence: one line, the traceback under --debug
+        if debug:
+            raise
+        print(error_message(exc), file=sys.stderr)
+        return 1
     return 0
 
 

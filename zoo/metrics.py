@@ -7,6 +7,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from .errors import ZooError
+
 METRICS_FILE = "metrics.jsonl"
 
 
@@ -57,16 +59,40 @@ class MetricLogger:
 
 
 def read_metrics(path: Path) -> list[dict[str, Any]]:
-    """All complete rows of a metrics file (a torn last line from a crash is ignored)."""
+    """All complete rows of a metrics file (a torn last line from a crash is ignored).
+
+    A row that parses but is not ``{"step": whole number, name: number or null, ...}`` is a ZooError
+    naming the file and line.
+    """
     rows = []
-    if not Path(path).exists():
+    if not Path(path).is_file():
         return rows
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ZooError(f"{path}: cannot read the metrics: {exc.strerror}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             break
+        problem = _row_problem(row)
+        if problem:
+            raise ZooError(f"{path}:{number}: damaged metrics row: {problem}")
+        rows.append(row)
     return rows
+
+
+def _row_problem(row: Any) -> str | None:
+    if not isinstance(row, dict):
+        return f"expected an object, found {type(row).__name__}"
+    step = row.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        return "no step" if step is None else f"step {step!r} is not a whole number of steps"
+    for name, value in row.items():
+        if name != "step" and value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+            return f"{name} is {value!r}, not a number"
+    return None
 
 
 def truncate_after(path: Path, step: int) -> None:

@@ -18,7 +18,7 @@ from .errors import ZooError
 from .metrics import read_metrics
 from .registry import Registry
 from .stats import bootstrap_ci, one_sided_u_tests
-from .store import RunFolder, atomic_write_text
+from .store import RunFolder, atomic_write_text, read_json
 
 FINAL_FRACTION = 0.1  # the final return of a trial: mean over its last 10% of episodes
 
@@ -86,7 +86,7 @@ def final_returns(run: RunFolder) -> np.ndarray:
 def _summary(run: RunFolder) -> dict[str, Any]:
     manifest = run.manifest()
     finals = final_returns(run)
-    evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((run.path / "trials").glob("*/result.json"))]
+    evals = [read_json(p, dict).get("eval_mean") for p in sorted((run.path / "trials").glob("*/result.json"))]
     evals = [e for e in evals if e is not None]
     row = {"run": manifest["id"], "env": manifest["env"], "agent": manifest["agent"], "status": manifest["status"],
            "trials": len(finals), "final_return_median": float(np.median(finals)) if len(finals) else None,

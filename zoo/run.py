@@ -27,7 +27,7 @@ from .metrics import MetricLogger
 from .preflight import blame_context, build_error
 from .registry import Registry, get_registry
 from .seeding import load_rng_state, save_rng_state, seed_everything
-from .spec import SpecBase, parse_spec
+from .spec import SpecBase, parse_spec, run_name
 from .store import (
     RunFolder, atomic_write_json, create_run_folder, iter_checkpoints, now, read_json,
 )
@@ -58,14 +58,14 @@ def prepare_run(spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Pa
     """Validate the spec and its objects, then create the run folder (nothing is written on error)."""
     document = load_file(spec_path)
     spec = parse_spec(document, registry)
+    name = run_name(spec, spec_path)
     preflight(spec, registry)
-    name = spec.name or Path(spec_path).stem
     target = Path(run_dir) if run_dir else Path(runs_dir) / f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
     if run_dir is None and target.exists():
         target = target.with_name(target.name + f"-{os.getpid()}")
     files = {
         RESOLVED_SPEC: yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False),
-        SOURCE_SPEC: Path(spec_path).read_text(encoding="utf-8"),
+        SOURCE_SPEC: document.text,
     }
     manifest = {
         "id": target.name,
@@ -189,7 +189,7 @@ def run_unit(
     seeds = [folder.manifest()["seeds"][t] for t in unit]
     home = unit_dir(folder, unit, entry.batched_trials)
     if all((folder.trial_dir(t) / RESULT).exists() for t in unit):
-        results = [read_json(folder.trial_dir(t) / RESULT) for t in unit]
+        results = [read_json(folder.trial_dir(t) / RESULT, dict) for t in unit]
         for result in results:
             report(result["trial"], result["progress"])
         return results

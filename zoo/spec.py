@@ -8,6 +8,7 @@ anything is built. Problems are reported with the YAML file, line and field path
 from __future__ import annotations
 
 import re
+import types
 import typing
 from functools import lru_cache
 from pathlib import Path
@@ -17,7 +18,7 @@ from pydantic import (
     BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator, model_validator,
 )
 
-from .errors import Problem, SpecError, did_you_mean
+from .errors import Problem, SpecError, ZooError, did_you_mean
 from .registry import KINDS, Registry
 from .yamlio import LocatedDocument, Loc, load_file, load_text
 
@@ -25,8 +26,87 @@ from .yamlio import LocatedDocument, Loc, load_file, load_text
 PLUGIN_BLOCKS = {"env": "env", "agent": "agent", "meta_controller": "meta_controller"}
 
 
+def refuse_lax_scalars(cls, value: Any, info: ValidationInfo) -> Any:
+    """Refuse the scalar coercions of pydantic's lax mode that hide mistakes in a spec.
+
+    A boolean is not a number (lax mode reads ``steps: true`` as one step) and only ``true`` or
+    ``false`` is a boolean (lax mode takes 0, 1, "yes", "off"...). Integral floats stay whole
+    numbers, and ``1e5``, which YAML 1.1 reads as a string, is read as the number it means.
+    Pydantic's strict mode would also refuse lists for tuples and strings for enums, which specs need.
+    """
+    field = cls.model_fields.get(info.field_name) if info.field_name else None
+    if field is None:
+        return value
+    kind = _scalar_kind(field.annotation)
+    if kind is not None:
+        return _strict_scalar(kind, value)
+    item_kind = _item_kind(field.annotation)
+    if item_kind is not None and isinstance(value, (list, tuple)):
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(_strict_scalar(item_kind, item))
+            except ValueError as exc:
+                raise ValueError(f"item {i}: {exc}") from None
+        return type(value)(items)
+    return value
+
+
+def strict_scalars_of(params: type[BaseModel]) -> dict[str, Any]:
+    """A namespace entry that makes a subclass of `params` check its scalar fields with `refuse_lax_scalars`."""
+    names = [name for name, field in getattr(params, "model_fields", {}).items()
+             if name != "type" and (_scalar_kind(field.annotation) or _item_kind(field.annotation))]
+    if not names:
+        return {}
+    return {"_strict_scalars": field_validator(*names, mode="before", check_fields=False)(refuse_lax_scalars)}
+
+
+_EXPONENT_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
+
+
+def _strict_scalar(kind: type, value: Any) -> Any:
+    if value is None:
+        return value
+    if kind is bool and not isinstance(value, bool):
+        raise ValueError(f"expected true or false (given {_short(value)})")
+    if kind in (int, float) and isinstance(value, bool):
+        noun = "a whole number" if kind is int else "a number"
+        raise ValueError(f"expected {noun}, not a boolean (given {str(value).lower()})")
+    if kind is int and isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()):
+        return float(value)
+    return value
+
+
+def _scalar_kind(annotation: Any) -> type | None:
+    """int, float or bool when a field holds that scalar (or None), else None."""
+    if annotation in (int, float, bool):
+        return annotation
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        kinds = {_scalar_kind(arg) for arg in typing.get_args(annotation) if arg is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
+def _item_kind(annotation: Any) -> type | None:
+    """The scalar kind of a list's or tuple's items (``list[int]``, ``tuple[int, ...]``), if they have one."""
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        kinds = {_item_kind(arg) for arg in typing.get_args(annotation) if arg is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else None
+    if typing.get_origin(annotation) not in (list, tuple):
+        return None
+    args = [arg for arg in typing.get_args(annotation) if arg is not Ellipsis]
+    kinds = {_scalar_kind(typing.get_args(arg)[0] if typing.get_origin(arg) is Annotated else arg) for arg in args}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+RUN_NAME_RULE = "a run name is 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    _strict_scalars = field_validator("*", mode="before")(refuse_lax_scalars)
 
 
 class Budget(_Strict):
@@ -90,8 +170,8 @@ class SpecBase(_Strict):
     @field_validator("name")
     @classmethod
     def _plain_name(cls, value: str | None) -> str | None:
-        if value is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", value):
-            raise ValueError("a run name is 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        if value is not None and not RUN_NAME.fullmatch(value):
+            raise ValueError(RUN_NAME_RULE)
         return value
 
     @field_validator("seeds")
@@ -113,7 +193,7 @@ class SpecBase(_Strict):
 
 
 def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[BaseModel]:
-    """A subclass of `params` with a ``type`` tag; unknown keys are errors."""
+    """A subclass of `params` with a ``type`` tag; unknown keys are errors, scalars are strict (`refuse_lax_scalars`)."""
     config = dict(params.model_config)
     config["extra"] = "forbid"
     namespace = {
@@ -121,8 +201,30 @@ def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[Ba
         "__module__": params.__module__,
         "__doc__": params.__doc__,
         "model_config": ConfigDict(**config),
+        **strict_scalars_of(params),
+        "_contain_plugin_errors": model_validator(mode="wrap")(_contained(kind, entry_name)),
     }
     return type(f"{params.__name__}[{kind}:{entry_name}]", (params,), namespace)
+
+
+def _contained(kind: str, entry_name: str):
+    """A wrap validator that turns an exception other than a validation error, raised by a plugin's own
+    validators on input they did not expect, into a problem of the block instead of a crash."""
+
+    def contain(cls, data: Any, handler: Any) -> Any:
+        try:
+            return handler(data)
+        except (ValueError, AssertionError):  # pydantic's errors, and what validators are meant to raise
+            raise
+        except ZooError as exc:  # a plugin's own clean message
+            raise ValueError(str(exc)) from None
+        except Exception as exc:
+            raise ValueError(
+                f"the {KINDS[kind][2]} '{entry_name}' could not check these params"
+                f" ({type(exc).__name__}: {exc}); a bug in its plugin, triggered by a value of the wrong kind"
+            ) from None
+
+    return contain
 
 
 def spec_model(registry: Registry) -> type[SpecBase]:
@@ -180,8 +282,23 @@ def parse_spec(document: LocatedDocument, registry: Registry) -> SpecBase:
 
 
 def load_spec(path: str | Path, registry: Registry) -> SpecBase:
-    """Read, parse and validate a spec file."""
-    return parse_spec(load_file(path), registry)
+    """Read, parse and validate a spec file, including the run name its file stem would give."""
+    spec = parse_spec(load_file(path), registry)
+    run_name(spec, path)
+    return spec
+
+
+def run_name(spec: SpecBase, path: str | Path) -> str:
+    """The name of a run of `spec`: its ``name``, or else the stem of its file, held to the same rule."""
+    if spec.name is not None:
+        return spec.name
+    stem = Path(path).stem
+    if not RUN_NAME.fullmatch(stem):
+        raise SpecError([Problem(
+            f"the file name {_short(stem)} cannot name the run ({RUN_NAME_RULE}); give the spec a 'name:' or rename the file",
+            str(path),
+        )])
+    return stem
 
 
 def load_spec_text(text: str, registry: Registry, source: str = "<spec>") -> SpecBase:

@@ -22,24 +22,54 @@ STATUSES = ("created", "running", "interrupted", "finished", "failed")
 def atomic_write_text(path: Path, text: str) -> None:
     """Write `text` to `path` so that readers see the old file or the new one, never a part."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise failure_at(path, exc, "write") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise failure_at(path, exc, "write") from exc
         raise
+
+
+def failure_at(path: Path, exc: OSError, action: str) -> OSError:
+    """`exc` restated for `path` rather than a temporary name, naming a file that stands where a folder should."""
+    path = Path(path)
+    existing = next((p for p in path.parents if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        reason = f"{existing} is a file, not a folder"
+    elif existing is not None and existing != path.parent:
+        reason = f"no such folder {path.parent}"
+    elif path.is_dir() and action == "write":
+        reason = "is a folder"
+    elif path.exists() and not path.is_dir() and action != "write":
+        reason = "is a file, not a folder"
+    else:
+        reason = exc.strerror or str(exc)
+    return OSError(exc.errno, f"cannot {action}: {reason}", str(path))
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def read_json(path: Path) -> Any:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+def read_json(path: Path, expect: type | None = None) -> Any:
+    """The JSON document in a file; one that is not JSON (damaged, truncated, binary), or not of the
+    `expect`ed type, is a ZooError naming it."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ZooError(f"{path}: damaged, not JSON ({exc})") from None
+    if expect is not None and not isinstance(document, expect):
+        raise ZooError(f"{path}: damaged, {type(document).__name__} where {expect.__name__} was expected")
+    return document
 
 
 def now() -> str:
@@ -60,13 +90,18 @@ class RunFolder:
     def manifest_path(self) -> Path:
         return self.path / MANIFEST
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self, require: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The run's manifest; a missing, unreadable or damaged one (or one without `require`) is a ZooError."""
         try:
-            return read_json(self.manifest_path)
-        except FileNotFoundError:
+            manifest = read_json(self.manifest_path)
+        except (FileNotFoundError, NotADirectoryError):
             raise ZooError(f"{self.path}: not a zoo run folder (no {MANIFEST})") from None
-        except json.JSONDecodeError as exc:
-            raise ZooError(f"{self.manifest_path}: damaged manifest ({exc})") from None
+        except OSError as exc:
+            raise ZooError(f"{self.manifest_path}: cannot read the manifest: {exc.strerror}") from None
+        problem = manifest_problem(manifest, require)
+        if problem:
+            raise ZooError(f"{self.manifest_path}: damaged manifest: {problem}")
+        return manifest
 
     def update(self, **fields: Any) -> dict[str, Any]:
         manifest = self.manifest()
@@ -79,6 +114,32 @@ class RunFolder:
         return self.path / "trials" / f"{trial:03d}"
 
 
+#: manifest keys every reader relies on, and the types of those that some readers use
+MANIFEST_REQUIRED = ("id", "env", "agent", "status")
+MANIFEST_TYPES: dict[str, type] = {
+    "id": str, "env": str, "agent": str, "status": str, "name": str, "trials": int, "seeds": list,
+}
+
+
+def manifest_problem(manifest: Any, require: tuple[str, ...] = ()) -> str | None:
+    """What is wrong with a manifest's shape (None if nothing): not an object, a key missing or of the wrong type."""
+    if not isinstance(manifest, dict):
+        return f"expected a JSON object, found {type(manifest).__name__ if manifest is not None else 'null'}"
+    for key in (*MANIFEST_REQUIRED, *require):
+        if key not in manifest:
+            return f"no '{key}'"
+    for key, kind in MANIFEST_TYPES.items():
+        value = manifest.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            return f"'{key}' is {type(value).__name__}, not {kind.__name__}"
+    seeds = manifest.get("seeds")
+    if seeds is not None and not all(isinstance(seed, int) and not isinstance(seed, bool) for seed in seeds):
+        return "'seeds' holds something other than whole numbers"
+    if seeds is not None and isinstance(manifest.get("trials"), int) and len(seeds) != manifest["trials"]:
+        return f"{len(seeds)} seeds for {manifest['trials']} trials"
+    return None
+
+
 def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, Any]) -> RunFolder:
     """Create `target` with `files` and the manifest, all at once: built aside, then renamed.
 
@@ -87,8 +148,11 @@ def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, A
     target = Path(target)
     if target.exists():
         raise ZooError(f"{target}: run folder already exists; choose another --run-dir or resume it with 'zoo resume {target}'")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    except OSError as exc:
+        raise failure_at(target, exc, "create the run folder") from exc
     try:
         for name, text in files.items():
             (staging / name).write_text(text, encoding="utf-8")
@@ -121,7 +185,10 @@ class RunIndex:
 
     def _connect(self) -> sqlite3.Connection:
         """Open the index; an index written by another version of zoo is rebuilt from the run folders."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise failure_at(self.path.parent, exc, "create the runs folder") from exc
         connection = sqlite3.connect(self.path, timeout=30)
         columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
         if columns and columns != self.COLUMNS:
@@ -178,7 +245,7 @@ class RunIndex:
             try:
                 self._insert(connection, manifest_path.parent, read_json(manifest_path))
                 found += 1
-            except (OSError, json.JSONDecodeError):
+            except (OSError, ZooError):
                 continue
         connection.commit()
         return found

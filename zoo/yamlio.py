@@ -1,11 +1,18 @@
 """Safe YAML loading that remembers where every value came from.
 
 Specs are untrusted input: only plain data is built (no Python tags), aliases are refused
-(a "billion laughs" document cannot expand), and the size and depth are bounded.
+(a "billion laughs" document cannot expand), and the size and depth are bounded. A file is read
+up to the size cap whatever it is: a pipe within a timeout, while devices and folders are refused.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import selectors
+import stat
+import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +24,7 @@ from .errors import Problem, SpecError
 MAX_BYTES = 1 << 20
 MAX_DEPTH = 40
 MAX_NODES = 100_000
+PIPE_TIMEOUT = 10.0  # seconds a pipe may take to deliver a spec
 
 Loc = tuple[str | int, ...]
 
@@ -28,6 +36,7 @@ class LocatedDocument:
     data: Any
     source: str
     marks: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    text: str = ""  # the text parsed, for copying the spec as written without reading it again
 
     def where(self, loc: Loc) -> tuple[int | None, int | None]:
         """The position of `loc`, or of its nearest ancestor that has one."""
@@ -101,6 +110,7 @@ def load_text(text: str, source: str) -> LocatedDocument:
     """Parse YAML text into a LocatedDocument, raising SpecError on any problem."""
     if len(text.encode("utf-8", "replace")) > MAX_BYTES:
         raise SpecError([Problem(f"file is larger than {MAX_BYTES} bytes; a spec is a short document", source)])
+    _check_printable(text, source)
     loader = _Composer(text)
     try:
         node = loader.get_single_node()
@@ -118,27 +128,105 @@ def load_text(text: str, source: str) -> LocatedDocument:
             message = f"{exc.context.strip()}{started}: {exc.problem.strip()}"
         raise SpecError([Problem(f"malformed YAML: {message}", source, line, column)]) from None
     except yaml.YAMLError as exc:
-        raise SpecError([Problem(f"malformed YAML: {exc}", source)]) from None
+        raise SpecError([Problem(f"malformed YAML: {' '.join(str(exc).split())}", source)]) from None
     except (ValueError, RecursionError) as exc:
         raise SpecError([Problem(f"unusable value: {str(exc).split(';')[0]}", source)]) from None
     finally:
         loader.dispose()
-    return LocatedDocument(data, source, marks)
+    return LocatedDocument(data, source, marks, text)
+
+
+#: what YAML 1.1 allows in a stream (PyYAML's reader refuses the rest without a line or column)
+_NOT_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+
+
+def _check_printable(text: str, source: str) -> None:
+    found = _NOT_PRINTABLE.search(text)
+    if found:
+        line, column = _position(text, found.start())
+        code = ord(found.group())
+        kind = "control character" if unicodedata.category(found.group()) == "Cc" else "character"
+        escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        raise SpecError([Problem(
+            f"{kind} U+{code:04X} is not allowed in a spec; write it as {escape} inside a double-quoted string,"
+            " or remove it", source, line, column,
+        )])
+
+
+def _position(text: str | bytes, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of `offset` in `text`."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    line_start = text.rfind(newline, 0, offset) + 1
+    return text.count(newline, 0, offset) + 1, offset - line_start + 1
 
 
 def load_file(path: str | Path) -> LocatedDocument:
-    """Read and parse a YAML file; a missing or unreadable file is a SpecError."""
-    path = Path(path)
+    """Read and parse a YAML file; a missing, unreadable or oversized file is a SpecError."""
+    data = read_capped(path)
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise SpecError([Problem(f"file is larger than {MAX_BYTES} bytes; a spec is a short document", str(path))])
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError([Problem("no such file", str(path))]) from None
-    except IsADirectoryError:
-        raise SpecError([Problem("is a directory, not a spec file", str(path))]) from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SpecError([Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", str(path))]) from None
-    except OSError as exc:
-        raise SpecError([Problem(f"cannot read: {exc.strerror}", str(path))]) from None
+        line, column = _position(data, exc.start)
+        raise SpecError([Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", str(path), line, column)]) from None
     return load_text(text, str(path))
+
+
+def read_capped(path: str | Path, cap: int = MAX_BYTES, timeout: float = PIPE_TIMEOUT) -> bytes:
+    """The bytes of a regular file or a pipe, refusing more than `cap` of them.
+
+    A pipe (``<(command)``, a FIFO) is read until its writer closes it, for at most `timeout`
+    seconds; directories, devices and sockets are refused. Every failure is a SpecError.
+    """
+    source = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise _refused(source, "no such file") from None
+    except OSError as exc:
+        raise _refused(source, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise _refused(source, "is a directory, not a spec file")
+        if stat.S_ISFIFO(mode):
+            return _read_pipe(fd, cap, timeout, source)
+        if not stat.S_ISREG(mode):
+            kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+            raise _refused(source, f"is {kind}, not a spec file")
+        os.set_blocking(fd, True)
+        chunks, size = [], 0
+        while size <= cap:
+            chunk = os.read(fd, cap + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise _refused(source, f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > cap:
+        raise _refused(source, f"file is larger than {cap} bytes; a spec is a short document")
+    return b"".join(chunks)
+
+
+def _refused(source: str, message: str) -> SpecError:
+    return SpecError([Problem(message, source)])
+
+
+def _read_pipe(fd: int, cap: int, timeout: float, source: str) -> bytes:
+    """Read a pipe until end of file; a silent writer or one that never comes ends in a SpecError."""
+    deadline = time.monotonic() + timeout
+    chunks, size = [], 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            if not selector.select(max(0.0, deadline - time.monotonic())):
+                raise _refused(source, f"pipe gave no end of file within {timeout:g} s; a spec is read from a file or a closed pipe")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise _refused(source, f"more than {cap} bytes from a pipe; a spec is a short document")

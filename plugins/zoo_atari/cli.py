@@ -14,6 +14,7 @@ import typer
 import yaml
 
 from zoo.errors import ZooError
+from zoo.yamlio import load_file
 
 from .games import ale_split, atari57, display_name
 from .protocols import PRESETS
@@ -48,10 +49,13 @@ def split_specs(
     """Write one spec per game of a split of the ALE paper's methodology."""
     if split not in ("train", "test"):
         raise ZooError(f"--split is 'train' or 'test', not '{split}'")
-    spec = yaml.safe_load(template.read_text(encoding="utf-8"))
+    spec = load_file(template).data  # the spec loader's bounds and positioned errors
     if not isinstance(spec, dict) or not isinstance(spec.get("env"), dict) or spec["env"].get("type") != "atari":
         raise ZooError(f"{template}: the template needs an env block of type atari")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ZooError(f"{out}: cannot create the folder for the specs: {exc.strerror}") from None
     chosen = [game for game, s in ale_split().items() if s == split]
     for game in chosen:
         document = {**spec, "name": f"{spec.get('name', template.stem)}-{game}", "env": {**spec["env"], "game": game}}

@@ -19,7 +19,7 @@ import yaml
 
 from zoo.errors import ZooError
 from zoo.report import final_returns
-from zoo.store import RunFolder, atomic_write_text
+from zoo.store import RunFolder, atomic_write_text, read_json
 
 from . import scores as S
 from .baseline_set import baseline_sets, label
@@ -29,7 +29,7 @@ from .games import display_name
 def run_facts(run: RunFolder) -> dict[str, Any]:
     """Game, protocol, algorithm label and per-trial scores of one Atari run."""
     spec = yaml.safe_load((run.path / "spec.yaml").read_text(encoding="utf-8"))
-    evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((run.path / "trials").glob("*/result.json"))]
+    evals = [read_json(p, dict).get("eval_mean") for p in sorted((run.path / "trials").glob("*/result.json"))]
     evals = [e for e in evals if e is not None]
     trial_scores = [float(e) for e in evals] if evals else [float(v) for v in final_returns(run)]
     agent = spec["agent"]
