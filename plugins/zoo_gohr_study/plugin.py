@@ -1,4 +1,5 @@
-"""The zoo plugin of GOHR difficulty studies: the GOHR reporter and the ``zoo study`` command."""
+"""The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` and ``zoo leaderboard``
+commands, and the random legal-move player that leaderboards start from."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from zoo import ReporterEntry, hookimpl
+from zoo import AgentEntry, ReporterEntry, hookimpl
 
 
 def _report(runs, out):
@@ -20,6 +21,18 @@ def _compare(a, b):
     from .reporter import compare
 
     return compare(a, b)
+
+
+def _random_player(params, context):
+    from .leaderboard.random_player import RandomLegalPlayer
+
+    return RandomLegalPlayer(params, context)
+
+
+@hookimpl
+def register_agents(register):
+    register(AgentEntry(name="random-legal", factory=_random_player,
+                        description="uniformly random legal moves (the env's action mask); never learns"))
 
 
 @hookimpl
@@ -51,4 +64,7 @@ def study(
 
 @hookimpl
 def register_commands(cli):
+    from .leaderboard.command import leaderboard
+
     cli.command("study")(study)
+    cli.command("leaderboard")(leaderboard)
