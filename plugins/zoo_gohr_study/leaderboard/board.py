@@ -256,9 +256,9 @@ def _plan(document: LocatedDocument, board: Board, label: str, rule: str, index:
     try:
         spec = parse_spec(LocatedDocument(data, document.source, marks), registry)
     except SpecError as exc:
+        # a problem in the agent's own blocks is that agent's; one in the board's blocks is the same for every cell
         return [Problem(p.message, p.source, p.line, p.column,
-                        f"agents.{label}.{p.field}" if p.field and p.field.split(".")[0] in own
-                        else f"{p.field or 'cell'} (agent {label}, rule {rule})")
+                        f"agents.{label}.{p.field}" if p.field and p.field.split(".")[0] in own else p.field)
                 for p in exc.problems]
     return CellPlan(label, rule, spec, cell_key(spec, rule, registry))
 

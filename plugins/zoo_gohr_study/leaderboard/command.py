@@ -65,9 +65,10 @@ def leaderboard(
                    f"({'resuming' if state.state == 'resume' else 'new'}): {state.folder}", err=True)
         try:
             status = run_cell(state, registry, root, progress=progress)
-        except ZooError as exc:
-            failed.append((state, str(exc)))
-            typer.echo(f"cell failed: {exc}", err=True)
+        except Exception as exc:  # a crashing agent fails its cell, not the board (its run keeps the traceback)
+            message = str(exc) if isinstance(exc, ZooError) else f"{type(exc).__name__}: {exc}"
+            failed.append((state, message))
+            typer.echo(f"cell failed: {message}", err=True)
             continue
         if status == "interrupted":
             typer.echo(f"interrupted; run 'zoo leaderboard {board}' again to continue where it stopped", err=True)

@@ -1,0 +1,146 @@
+"""zoo leaderboard on tiny boards: caching by content, byte-identical re-runs, failed cells, bad boards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from zoo.cli import main
+from zoo.errors import SpecError
+from zoo.registry import get_registry
+from zoo_gohr_study.leaderboard import random_player
+from zoo_gohr_study.leaderboard.board import load_board
+from zoo_gohr_study.leaderboard.cells import cell_state
+
+BOARD = {
+    "name": "tiny",
+    "env": {"type": "gohr", "horizon": 30},
+    "rules": ["paper/clockwise", "paper/b3_*"],
+    "budget": {"episodes": 3},
+    "trials": 3,
+    "logging": {"tensorboard": False, "progress": False},
+    "agents": {"random": {"agent": {"type": "random-legal"}}},
+    "metrics": {"bootstraps": 50, "ranking_bootstraps": 5},
+}
+
+
+def _write(tmp_path: Path, board: dict, name: str = "board.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(board, sort_keys=False))
+    return path
+
+
+def _run(tmp_path: Path, path: Path, capsys, *extra: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["leaderboard", str(path), "--runs-dir", str(tmp_path / "runs"), "--no-progress", *extra])
+    return code, capsys.readouterr().err
+
+
+def test_a_finished_board_runs_nothing_again_and_writes_identical_json(tmp_path, capsys):
+    path = _write(tmp_path, BOARD)
+    code, log = _run(tmp_path, path, capsys)
+    assert code == 0 and log.count("(new)") == 2
+    out = tmp_path / "runs" / "leaderboards" / "tiny"
+    first = (out / "leaderboard.json").read_bytes()
+    results = json.loads(first)
+    assert results["rules"] == ["paper/clockwise", "paper/b3_then_b1"]
+    assert [c["state"] for c in results["cells"]] == ["scored", "scored"]
+    assert all(c["trials"] == 3 and len(c["tce"]) == 3 for c in results["cells"])
+    for name in ("cells.csv", "ranking.csv", "leaderboard.md", "leaderboard.html"):
+        assert (out / name).stat().st_size > 100
+    assert (out / results["cells"][0]["spec"]).is_file()  # the cell's link reaches its run's spec
+    code, log = _run(tmp_path, path, capsys)
+    assert code == 0 and "(new)" not in log and "resuming" not in log
+    assert (out / "leaderboard.json").read_bytes() == first
+    # the cells are ordinary runs in the run index
+    assert main(["runs", "--runs-dir", str(tmp_path / "runs"), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_adding_an_agent_runs_only_its_column_and_changed_params_only_theirs(tmp_path, capsys):
+    registry = get_registry()
+    board = json.loads(json.dumps(BOARD))
+    board["agents"]["dqn"] = {"agent": {"type": "gohr-linear-dqn", "batch_size": 16}}
+    keys = {(c.agent, c.rule): c.key for c in load_board(_write(tmp_path, board), registry).cells}
+    board["agents"]["dqn"]["agent"]["batch_size"] = 8
+    changed = {(c.agent, c.rule): c.key for c in load_board(_write(tmp_path, board), registry).cells}
+    assert [k for k in keys if keys[k] != changed[k]] == [("dqn", "paper/clockwise"), ("dqn", "paper/b3_then_b1")]
+
+    assert _run(tmp_path, _write(tmp_path, BOARD), capsys)[0] == 0
+    board["agents"]["dqn"]["agent"]["batch_size"] = 16
+    loaded = load_board(_write(tmp_path, board), registry)
+    states = {(c.agent, c.rule): cell_state(c, tmp_path / "runs").state for c in loaded.cells}
+    assert states == {("random", "paper/clockwise"): "cached", ("random", "paper/b3_then_b1"): "cached",
+                      ("dqn", "paper/clockwise"): "new", ("dqn", "paper/b3_then_b1"): "new"}
+
+
+def test_a_failed_cell_is_reported_not_scored_and_retried(tmp_path, capsys, monkeypatch):
+    play = random_player.RandomLegalPlayer.learn_episodes
+
+    def crash_on_clockwise(self, episodes):
+        if self.context.env_params.rule == "paper/clockwise":
+            raise RuntimeError("simulated crash")
+        play(self, episodes)
+
+    monkeypatch.setattr(random_player.RandomLegalPlayer, "learn_episodes", crash_on_clockwise)
+    path = _write(tmp_path, BOARD)
+    code, log = _run(tmp_path, path, capsys)
+    assert code == 1
+    assert "1 cell(s) failed and are not scored: random on paper/clockwise" in log and "again to retry" in log
+    results = json.loads((tmp_path / "runs" / "leaderboards" / "tiny" / "leaderboard.json").read_text())
+    failed = next(c for c in results["cells"] if c["rule"] == "paper/clockwise")
+    assert failed["state"] == "failed" and "simulated crash" in failed["error"] and "median" not in failed
+    assert [r["name"] for r in results["rule_ranking"]["overall"]["ranking"]] == ["paper/b3_then_b1"]
+    monkeypatch.setattr(random_player.RandomLegalPlayer, "learn_episodes", play)
+    code, log = _run(tmp_path, path, capsys)
+    assert code == 0 and "random on paper/clockwise (resuming)" in log and "b3_then_b1" not in log
+    results = json.loads((tmp_path / "runs" / "leaderboards" / "tiny" / "leaderboard.json").read_text())
+    assert [c["state"] for c in results["cells"]] == ["scored", "scored"]
+
+
+def test_a_third_party_agent_enters_with_one_option(tmp_path, capsys):
+    entry = tmp_path / "mine.yaml"
+    entry.write_text("agent: {type: random-legal}\ntrials: 2\n")
+    code, log = _run(tmp_path, _write(tmp_path, BOARD), capsys, "--dry-run", "--agent", f"mine={entry}")
+    assert code == 0
+    assert main(["leaderboard", str(_write(tmp_path, BOARD)), "--runs-dir", str(tmp_path / "runs"), "--dry-run",
+                 "--agent", f"mine={entry}"]) == 0
+    listing = capsys.readouterr().out
+    assert "4 cells: 0 cached, 0 to resume, 4 new" in listing and "mine" in listing
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"agents": {"x": {"agent": {"type": "random-legl"}}}},
+     "board.yaml:17:7: agents.x.agent.type: unknown agent 'random-legl' (did you mean 'random-legal'?)"),
+    ({"rules": ["paper/nothing_*"]}, "board.yaml:6:3: rules.0: 'paper/nothing_*' matches no rule in rule set 'paper'"),
+    ({"rules": ["nosuchset/*"]}, "board.yaml:6:3: rules.0: a glob names a rule set first: unknown rule set 'nosuchset'"),
+    ({"rules": ["paper/clockwize"]}, "board.yaml:6:3: env.rule: no rule 'paper/clockwize' in rule set 'paper' (did you mean 'paper/clockwise'?)"),
+    ({"agents": {"x": {"agent": {"type": "gohr-linear-dqn", "lr": -1}}}}, "board.yaml:18:7: agents.x.agent.lr: Input should be greater than 0"),
+    ({"budget": {"steps": 10, "episodes": 3}}, "board.yaml:8:1: budget: give the budget in steps or in episodes"),
+    ({"trails": 3}, "board.yaml:21:1: trails: unknown field 'trails' (did you mean 'trials'?)"),
+])
+def test_bad_boards_name_the_place_and_what_is_valid(tmp_path, change, message):
+    board = json.loads(json.dumps(BOARD)) | change
+    with pytest.raises(SpecError) as caught:
+        load_board(_write(tmp_path, board), get_registry())
+    assert message in str(caught.value) and len(caught.value.problems) == 1, str(caught.value)
+
+
+def test_random_player_moves_only_where_pieces_are(tmp_path):
+    rule = tmp_path / "free.txt"
+    rule.write_text("(*, *, *, *, [0,1,2,3])\n")
+    board = json.loads(json.dumps(BOARD)) | {"rules": [str(rule)]}
+    loaded = load_board(_write(tmp_path, board), get_registry())
+    from zoo.run import build_trial
+
+    built = build_trial(loaded.cells[0].spec, get_registry(), seed=1, trial=0, directory=tmp_path / "t", tensorboard=False)
+    built.agent.learn_episodes(5)
+    built.logger.close()
+    rows = [json.loads(line) for line in (tmp_path / "t" / "metrics.jsonl").read_text().splitlines()]
+    # every piece is accepted in any bucket, so a player of legal moves clears each 9-piece board in 9 moves
+    assert [r["episode_return"] for r in rows] == [0.0] * 5 and [r["episode_length"] for r in rows] == [9.0] * 5
+    assert np.all(np.diff([r["step"] for r in rows]) == 9)
