@@ -91,3 +91,13 @@ def test_median_interval_brackets_the_median_and_keeps_infinity():
     values = np.array([5.0, 6, 7, 8, 9, INF, INF])
     low, high = median_interval(values, resamples=500, seed=0)
     assert low <= np.median(values) <= high and high == INF
+
+
+def test_ordering_cnm_trials_by_errors_tells_stuck_agents_apart_but_keeps_them_below_converged():
+    fewer = Cell("fewer", "r", tce=np.array([100, 200]), converged=np.array([False, False]))
+    more = Cell("more", "r", tce=np.array([300, 400]), converged=np.array([False, False]))
+    slow = Cell("slow", "r", tce=np.array([5000, 6000]), converged=np.array([True, True]))
+    tie = rule_comparisons({c.agent: c.ranked("tie") for c in (fewer, more, slow)})["ease_ratio"]
+    by_errors = rule_comparisons({c.agent: c.ranked("errors") for c in (fewer, more, slow)})["ease_ratio"]
+    assert tie["fewer"]["more"] == 1.0 and by_errors["fewer"]["more"] == 5.0
+    assert tie["slow"]["fewer"] == by_errors["slow"]["fewer"] == 5.0

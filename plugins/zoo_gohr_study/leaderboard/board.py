@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,6 +60,9 @@ class Metrics(_Strict):
     bootstraps: int = Field(default=2000, ge=0, le=100_000, description="resamples of cell medians and curve bands")
     ranking_bootstraps: int = Field(default=200, ge=0, le=10_000, description="resamples behind the ranking intervals")
     seed: int = Field(default=0, ge=0, lt=2**32, description="seed of every resampling")
+    cnm: Literal["tie", "errors"] = Field(
+        default="tie", description="trials that did not converge: all equal ('tie', the authors' rule) or ordered by "
+                                   "their errors ('errors'); below every converged trial either way")
     curve_points: int = Field(default=60, ge=2, le=10_000, description="points of the median curves written out")
 
 

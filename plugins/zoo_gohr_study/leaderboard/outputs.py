@@ -76,7 +76,9 @@ def markdown(results: dict) -> str:
     lines += ["", f"Share of the agents' ease-ratio flow that is cyclic (Hodge): "
                   f"{results['agent_ranking']['hodge_cyclic_share']:.3g}.", "",
               "Median terminal cumulated error (TCE) per cell, and trials that converged; C.N.M.: the median trial "
-              "did not meet the convergence test (under 0.25% wrong moves over its last 150 episodes).", "",
+              "did not meet the convergence test (under 0.25% wrong moves over its last 150 episodes), with the median errors "
+              "its trials made. In comparisons, C.N.M. trials rank below every converged trial"
+              + (" and tie with each other." if results["cnm"] == "tie" else ", ordered by their errors."), "",
               "| rule | " + " | ".join(results["agents"]) + " |", "|---" * (len(results["agents"]) + 1) + "|"]
     cells = {(c["agent"], c["rule"]): c for c in results["cells"]}
     for rule in results["rules"]:

@@ -20,6 +20,7 @@ table.sortable th{cursor:pointer}
 table.sortable th:after{content:" \\2195";color:#aaa}
 td.heat a{color:inherit;text-decoration:none;display:block}
 td.cnm{background:#444;color:#fff}
+td.cnm small{color:#ddd}
 td.unscored{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#eee 4px,#eee 8px);color:#a00}
 .figures{display:flex;flex-wrap:wrap;gap:1em}
 .figure{border:1px solid #ddd;padding:.5em}
@@ -172,7 +173,9 @@ def html(results: dict) -> str:
         f"<p>{escape(results['description'])}</p>" if results["description"] else "",
         f"<p><small>{len(results['agents'])} agents x {len(results['rules'])} rules; budget {escape(budget)} per trial "
         f"(unless an agent says otherwise), {results['trials']} trials per cell; zoo {escape(results['zoo_version'])}. "
-        "Lower TCE (terminal cumulated error) is better; C.N.M.: convergence not met.</small></p>",
+        "Lower TCE (terminal cumulated error) is better; C.N.M.: convergence not met; C.N.M. trials "
+        + ("are all equal in comparisons" if results["cnm"] == "tie" else "are ordered by their errors in comparisons")
+        + ", below every converged trial.</small></p>",
         "<h2>Agents</h2><p>Tournament over the rules: the trial pairs each agent won on each rule (ties count "
         "half) are summed, turned into ease ratios and ranked by the Perron eigenvector and by a Hodge "
         "decomposition; intervals resample every cell's trials. Click a header to sort.</p>",

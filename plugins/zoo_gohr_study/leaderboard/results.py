@@ -45,13 +45,15 @@ def build(loaded: LoadedBoard, states: list[CellState], cells: dict[tuple[str, s
             row.update(state="scored", **cell_summary(cell, resamples=metrics.bootstraps, seed=metrics.seed))
             row["curve"] = _curve(cell, metrics.curve_points, metrics.bootstraps, metrics.seed)
         rows.append(row)
-    by_rule = {rule: {a: cells[(a, rule)].scores for a in agents if (a, rule) in cells} for rule in loaded.rules}
-    by_agent = {a: {rule: cells[(a, rule)].scores for rule in loaded.rules if (a, rule) in cells} for a in agents}
+    by_rule = {rule: {a: cells[(a, rule)].ranked(metrics.cnm) for a in agents if (a, rule) in cells}
+               for rule in loaded.rules}
+    by_agent = {a: {rule: cells[(a, rule)].ranked(metrics.cnm) for rule in loaded.rules if (a, rule) in cells}
+                for a in agents}
     resamples, seed = metrics.ranking_bootstraps, metrics.seed
     return _finite({
         "board": board.name, "description": board.description, "zoo_version": __version__,
         "agents": agents, "rules": loaded.rules,
-        "budget": board.budget, "trials": board.trials,
+        "budget": board.budget, "trials": board.trials, "cnm": metrics.cnm,
         "cells": rows,
         "per_rule": {rule: rule_comparisons(games) for rule, games in by_rule.items() if len(games) >= 2},
         "agent_ranking": tournament([a for a in agents if by_agent[a]], [g for g in by_rule.values() if g],

@@ -3,7 +3,9 @@
 Every (agent, rule) cell holds one terminal cumulated error (TCE) per trial. A trial that fails the
 authors' convergence test (fewer than 0.25% wrong moves over its last 150 episodes) is "C.N.M."
 (convergence not met): it scores +inf, worse than every trial that converged and tied with every other
-C.N.M. trial. The comparisons are rank statistics, so no finite stand-in value is needed.
+C.N.M. trial. The comparisons are rank statistics, so no finite stand-in value is needed. A board
+may instead order C.N.M. trials by their errors, still below every converged trial (``cnm: errors``),
+which tells apart agents that all fall short of convergence at small budgets.
 
 * per cell: the TCE sample, its median with a bootstrap interval, quartiles, and how many trials converged;
 * per rule: one-sided Mann-Whitney U tests and ease ratios w[i, j] = (z[i, j] + 1) / (z[j, i] + 1)
@@ -24,6 +26,10 @@ from scipy import stats
 from zoo.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, win_counts
 
 
+#: added to the errors of C.N.M. trials when they are ordered by errors: above any TCE a budget allows
+CNM_OFFSET = 1e15
+
+
 @dataclass
 class Cell:
     """The trials of one (agent, rule) cell: TCE and convergence per trial, cumulative errors per episode."""
@@ -38,6 +44,13 @@ class Cell:
     def scores(self) -> np.ndarray:
         """TCE with C.N.M. trials at +inf (lower is better)."""
         return np.where(self.converged, np.asarray(self.tce, dtype=float), np.inf)
+
+    def ranked(self, cnm: str = "tie") -> np.ndarray:
+        """The values that comparisons rank: `scores` ('tie', the authors' rule: C.N.M. trials are all
+        equal), or ('errors') C.N.M. trials above every converged one but ordered by their errors."""
+        if cnm == "tie":
+            return self.scores
+        return np.where(self.converged, 0.0, CNM_OFFSET) + np.asarray(self.tce, dtype=float)
 
 
 def _order_statistic(values: np.ndarray, q) -> np.ndarray:
