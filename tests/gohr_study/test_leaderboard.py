@@ -144,3 +144,22 @@ def test_random_player_moves_only_where_pieces_are(tmp_path):
     # every piece is accepted in any bucket, so a player of legal moves clears each 9-piece board in 9 moves
     assert [r["episode_return"] for r in rows] == [0.0] * 5 and [r["episode_length"] for r in rows] == [9.0] * 5
     assert np.all(np.diff([r["step"] for r in rows]) == 9)
+
+
+def test_the_test_plugins_agent_enters_with_one_command_and_its_failures_are_its_own(zoo_cli, tmp_path):
+    """tests/thirdparty_plugin's tabular-q joins the board as a column; it needs discrete observations,
+    which GOHR does not have, so its cells fail with the plugin's own message and are not scored."""
+    entry = tmp_path / "tabular-q.yaml"
+    entry.write_text("agent: {type: tabular-q, epsilon: 0.1}\n")
+    board = json.loads(json.dumps(BOARD)) | {"rules": ["paper/b3_then_b1"]}
+    args = ["leaderboard", _write(tmp_path, board), "--runs-dir", tmp_path / "runs", "--no-progress",
+            "--agent", f"q={entry}"]
+    listing = zoo_cli.run(*args, "--dry-run")
+    assert listing.returncode == 0 and "2 cells: 0 cached, 0 to resume, 2 new" in listing.stdout
+    result = zoo_cli.run(*args)
+    assert result.returncode == 1, result.stderr
+    assert "agent 'tabular-q' needs an env with discrete observations and actions" in result.stderr
+    assert "1 cell(s) failed and are not scored: q on paper/b3_then_b1" in result.stderr
+    results = json.loads((tmp_path / "runs" / "leaderboards" / "tiny" / "leaderboard.json").read_text())
+    assert {c["agent"]: c["state"] for c in results["cells"]} == {"random": "scored", "q": "failed"}
+    assert [r["name"] for r in results["agent_ranking"]["ranking"]] == ["random"]

@@ -109,11 +109,12 @@ def cell_run_name(name: str, key: str) -> str:
     return f"{name}-{key[:12]}"
 
 
-def load_board(path: Path, registry: Registry, *, extra_agents: dict[str, dict] | None = None) -> LoadedBoard:
+def load_board(path: Path, registry: Registry, *,
+               extra_agents: dict[str, LocatedDocument] | None = None) -> LoadedBoard:
     """Read and check a board and every one of its cells, before anything runs.
 
-    `extra_agents` adds columns from elsewhere (``--agent LABEL=SPEC``), each a run spec's agent,
-    meta_controller, budget, trials and backend blocks.
+    `extra_agents` adds columns from files of their own (``--agent LABEL=FILE``), each holding the
+    keys of a board's agent entry; their problems are placed in those files.
     """
     document = load_file(path)
     if not isinstance(document.data, dict):
@@ -124,18 +125,20 @@ def load_board(path: Path, registry: Registry, *, extra_agents: dict[str, dict] 
         for label, fragment in extra_agents.items():
             if label in data["agents"]:
                 raise SpecError([Problem(f"agent '{label}' is already on the board; choose another label", str(path))])
-            data["agents"][label] = fragment
+            data["agents"][label] = fragment.data
+    places = {label: (document, ("agents", label)) for label in data.get("agents") or {}}
+    places.update({label: (fragment, ()) for label, fragment in (extra_agents or {}).items()})
     try:
         board = Board.model_validate(data)
     except ValidationError as exc:
         raise SpecError([_problem(document, error) for error in exc.errors()]) from None
     problems = [document.problem(("agents", label), "an agent label is 1 to 60 letters, digits, '.', '_' or '-'")
                 for label in board.agents if not re.fullmatch(NAME, label)]
-    problems += _unknown_types(document, board, registry)
+    problems += _unknown_types(places, board, registry)
     if problems:
         raise SpecError(problems)
     rules = expand_rules(document, board.rules, registry)
-    cells = [_plan(document, board, label, rule, index, registry)
+    cells = [_plan(document, places[label], board, label, rule, index, registry)
              for label in board.agents for rule, index in rules]
     found = list(dict.fromkeys(p for cell in cells if isinstance(cell, list) for p in cell))
     if found:
@@ -143,10 +146,11 @@ def load_board(path: Path, registry: Registry, *, extra_agents: dict[str, dict] 
     return LoadedBoard(board, Path(path), [rule for rule, _ in rules], cells)
 
 
-def _problem(document: LocatedDocument, error: dict) -> Problem:
+def _problem(document: LocatedDocument, error: dict, root: type[BaseModel] | None = None) -> Problem:
+    """A pydantic error of the board (or of an agent entry's file, `root` Contender) at its place."""
     loc = tuple(error["loc"])
     if error["type"] == "extra_forbidden":
-        parent = _model_at(loc[:-1])
+        parent = root if root is not None and loc[:-1] == () else _model_at(loc[:-1])
         valid = sorted(parent.model_fields) if parent else []
         return document.problem(loc, f"unknown field '{loc[-1]}'{did_you_mean(str(loc[-1]), valid)}; "
                                      f"valid fields: {', '.join(valid)}")
@@ -165,7 +169,11 @@ def _model_at(loc: Loc) -> type[BaseModel] | None:
     return None
 
 
-def _unknown_types(document: LocatedDocument, board: Board, registry: Registry) -> list[Problem]:
+#: where an agent entry was written: its document and the key path of the entry in it
+Place = tuple[LocatedDocument, Loc]
+
+
+def _unknown_types(places: dict[str, Place], board: Board, registry: Registry) -> list[Problem]:
     """Agents and meta-controllers the installed plugins do not register, with what would be valid."""
     problems = []
     for label, contender in board.agents.items():
@@ -175,8 +183,8 @@ def _unknown_types(document: LocatedDocument, board: Board, registry: Registry) 
                 continue
             name = value.get("type")
             if not isinstance(name, str) or name not in registry.entries[kind]:
-                problems.append(document.problem(("agents", label, block, "type"),
-                                                 registry.unknown_message(kind, str(name))))
+                document, prefix = places[label]
+                problems.append(document.problem(prefix + (block, "type"), registry.unknown_message(kind, str(name))))
     return problems
 
 
@@ -242,17 +250,19 @@ def cell_data(board: Board, label: str, rule: str) -> dict[str, Any]:
     return data
 
 
-def _plan(document: LocatedDocument, board: Board, label: str, rule: str, index: int,
+def _plan(document: LocatedDocument, place: Place, board: Board, label: str, rule: str, index: int,
           registry: Registry) -> CellPlan | list[Problem]:
-    """The validated spec and key of a cell, or its problems placed in the board file."""
+    """The validated spec and key of a cell, or its problems placed where the agent or the board wrote them."""
     data = cell_data(board, label, rule)
     own = {key for key in ("agent", "meta_controller", "budget", "trials", "backend")
            if getattr(board.agents[label], key) is not None}
+    entry, prefix = place
     marks: dict[Loc, tuple[int, int]] = {}
+    for loc, position in entry.marks.items():
+        if loc[:len(prefix)] == prefix and len(loc) > len(prefix) and loc[len(prefix)] in own:
+            marks[loc[len(prefix):]] = position
     for loc, position in document.marks.items():
-        if loc[:2] == ("agents", label) and len(loc) > 2 and loc[2] in own:
-            marks[loc[2:]] = position
-        elif loc and loc[0] in data and loc[0] not in own and loc[0] != "name":
+        if loc and loc[0] in data and loc[0] not in own and loc[0] != "name":
             marks.setdefault(loc, position)
     if ("rules", index) in document.marks:
         marks[("env", "rule")] = document.marks[("rules", index)]
@@ -260,9 +270,14 @@ def _plan(document: LocatedDocument, board: Board, label: str, rule: str, index:
         spec = parse_spec(LocatedDocument(data, document.source, marks), registry)
     except SpecError as exc:
         # a problem in the agent's own blocks is that agent's; one in the board's blocks is the same for every cell
-        return [Problem(p.message, p.source, p.line, p.column,
-                        f"agents.{label}.{p.field}" if p.field and p.field.split(".")[0] in own else p.field)
-                for p in exc.problems]
+        problems = []
+        for p in exc.problems:
+            if p.field and p.field.split(".")[0] in own:
+                field = ".".join(map(str, prefix + (p.field,)))
+                problems.append(Problem(p.message, entry.source, p.line, p.column, field))
+            else:
+                problems.append(p)
+        return problems
     return CellPlan(label, rule, spec, cell_key(spec, rule, registry))
 
 

@@ -10,9 +10,11 @@ import typer
 from zoo.errors import RunFailed, ZooError
 
 
-def _extra_agents(values: list[str]) -> dict[str, dict]:
+def _extra_agents(values: list[str]) -> dict:
     """``LABEL=FILE`` options: each file holds an agent block and, optionally, meta_controller, budget,
     trials and backend (the keys of a board's agent entry)."""
+    from pydantic import ValidationError
+
     from zoo.errors import Problem, SpecError
     from zoo.yamlio import load_file
 
@@ -28,9 +30,9 @@ def _extra_agents(values: list[str]) -> dict[str, dict]:
             raise SpecError([Problem("an agent entry is a mapping with an 'agent' block", path)])
         try:
             Contender.model_validate(document.data)
-        except Exception as exc:  # pydantic's ValidationError, placed in the agent's file
-            raise SpecError([_problem(document, e) for e in exc.errors()]) from None
-        extra[label] = document.data
+        except ValidationError as exc:
+            raise SpecError([_problem(document, e, Contender) for e in exc.errors()]) from None
+        extra[label] = document
     return extra
 
 
