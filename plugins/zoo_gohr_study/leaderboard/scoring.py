@@ -1,4 +1,5 @@
-"""Scores of a GOHR leaderboard, by the method of the GOHR paper (Pulick et al. 2024) and its authors' code.
+"""Scores of a GOHR leaderboard, by the method of the GOHR paper (Pulick et al., arXiv 2207.10218) and
+the authors' analysis code (the ease ratio of their Rule-Game server's MannWhitneyComparison).
 
 Every (agent, rule) cell holds one terminal cumulated error (TCE) per trial. A trial that fails the
 authors' convergence test (fewer than 0.25% wrong moves over its last 150 episodes) is "C.N.M."
