@@ -98,8 +98,14 @@ def publish(loaded, states, out: Path) -> list[Path]:
     from zoo.store import RunFolder
 
     out.mkdir(parents=True, exist_ok=True)
-    cells = {(s.plan.agent, s.plan.rule): read_cell(RunFolder(s.folder), s.plan.agent, s.plan.rule)
-             for s in states if s.state == "cached"}
+    cells = {}
+    for s in states:
+        if s.state != "cached":
+            continue
+        try:
+            cells[(s.plan.agent, s.plan.rule)] = read_cell(RunFolder(s.folder), s.plan.agent, s.plan.rule)
+        except ZooError as exc:  # a finished run that cannot be scored is shown as such, not dropped silently
+            s.status, s.error = "damaged", str(exc)
     results = build(loaded, states, cells, out)
     return [write_json(results, out / "leaderboard.json"), *write_csv(results, out),
             write_markdown(results, out / "leaderboard.md"), write_html(results, out / "leaderboard.html")]

@@ -101,7 +101,8 @@ def _heatmap(results: dict) -> str:
             title = escape(f"{agent} on {rule}: median TCE {number(c['median'])} ({c['median_errors']:g} errors), 95% CI "
                            f"{number(c['median_ci95'][0])} to {number(c['median_ci95'][1])}, "
                            f"{c['converged']} of {c['trials']} trials converged")
-            text = f"{number(c['median'])}<br><small>{c['converged']}/{c['trials']}</small>"
+            errors = "" if c["median"] is not None else f", {c['median_errors']:g} errors"
+            text = f"{number(c['median'])}<br><small>{c['converged']}/{c['trials']}{errors}</small>"
             if c["median"] is None:
                 entries.append(f"<td class='heat cnm' data-key=1e300 title='{title}'><a href='{link}'>{text}</a></td>")
             else:

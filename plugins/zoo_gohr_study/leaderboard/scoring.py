@@ -95,8 +95,9 @@ def p_fewer_errors(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def rule_comparisons(samples: dict[str, np.ndarray]) -> dict:
-    """Between the agents of one rule: ease ratios and p-values that the row agent makes fewer errors."""
-    names = sorted(samples)
+    """Between the agents of one rule (in the order given): ease ratios and p-values that the row agent
+    makes fewer errors."""
+    names = list(samples)
     w = ease_ratios([samples[n] for n in names])
     return {
         "agents": names,
