@@ -53,6 +53,9 @@ def test_a_finished_board_runs_nothing_again_and_writes_identical_json(tmp_path,
     for name in ("cells.csv", "ranking.csv", "leaderboard.md", "leaderboard.html"):
         assert (out / name).stat().st_size > 100
     assert (out / results["cells"][0]["spec"]).is_file()  # the cell's link reaches its run's spec
+    page = (out / "leaderboard.html").read_text()
+    assert all(f"href='{c['spec']}'" in page for c in results["cells"]) and page.count("<svg") == 2
+    assert "src=" not in page and "<link" not in page  # self-contained: nothing loaded from elsewhere
     code, log = _run(tmp_path, path, capsys)
     assert code == 0 and "(new)" not in log and "resuming" not in log
     assert (out / "leaderboard.json").read_bytes() == first
