@@ -104,6 +104,10 @@ class LoadedBoard:
     cells: list[CellPlan]
 
 
+#: where an agent entry was written: its document and the key path of the entry in it
+Place = tuple[LocatedDocument, Loc]
+
+
 def cell_run_name(name: str, key: str) -> str:
     """The run folder of a cell: its readable name and the first 12 hex digits of its key."""
     return f"{name}-{key[:12]}"
@@ -120,14 +124,17 @@ def load_board(path: Path, registry: Registry, *,
     if not isinstance(document.data, dict):
         raise SpecError([document.problem((), "a board is a mapping with name, rules, budget and agents")])
     data = dict(document.data)
+    own_agents = data.get("agents") if isinstance(data.get("agents"), dict) else {}
+    places: dict[str, Place] = {label: (document, ("agents", label)) for label in own_agents}
     if extra_agents:
-        data["agents"] = dict(data.get("agents") or {})
+        if "agents" in data and not isinstance(data["agents"], dict):
+            raise SpecError([document.problem(("agents",), "agents is a mapping from labels to agent entries")])
+        data["agents"] = dict(own_agents)
         for label, fragment in extra_agents.items():
             if label in data["agents"]:
                 raise SpecError([Problem(f"agent '{label}' is already on the board; choose another label", str(path))])
             data["agents"][label] = fragment.data
-    places = {label: (document, ("agents", label)) for label in data.get("agents") or {}}
-    places.update({label: (fragment, ()) for label, fragment in (extra_agents or {}).items()})
+            places[label] = (fragment, ())
     try:
         board = Board.model_validate(data)
     except ValidationError as exc:
@@ -167,10 +174,6 @@ def _model_at(loc: Loc) -> type[BaseModel] | None:
     if len(loc) == 2 and loc[0] == "agents":
         return Contender
     return None
-
-
-#: where an agent entry was written: its document and the key path of the entry in it
-Place = tuple[LocatedDocument, Loc]
 
 
 def _unknown_types(places: dict[str, Place], board: Board, registry: Registry) -> list[Problem]:
