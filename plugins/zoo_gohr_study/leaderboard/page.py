@@ -168,7 +168,8 @@ def html(results: dict) -> str:
                                   if cells[(a, rule)]["state"] == "scored"]) for rule in results["rules"]]
     ease = [_ease_table(rule, results["per_rule"][rule]) for rule in results["rules"] if rule in results["per_rule"]]
     unscored = [c for c in results["cells"] if c["state"] != "scored"]
-    budget = ", ".join(f"{v} {k}" for k, v in results["budget"].items() if k in ("steps", "episodes"))
+    budget = ", ".join(f"{v:,} {'moves' if k == 'steps' else k}" for k, v in results["budget"].items()
+                       if k in ("steps", "episodes"))
     body = [
         f"<h1>Leaderboard {escape(results['board'])}</h1>",
         f"<p>{escape(results['description'])}</p>" if results["description"] else "",
