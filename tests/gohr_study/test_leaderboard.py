@@ -59,6 +59,15 @@ def test_a_finished_board_runs_nothing_again_and_writes_identical_json(tmp_path,
     code, log = _run(tmp_path, path, capsys)
     assert code == 0 and "(new)" not in log and "resuming" not in log
     assert (out / "leaderboard.json").read_bytes() == first
+    # a cell stopped before its end (as Ctrl-C leaves it) is resumed, and only that one
+    from zoo.store import RunFolder
+
+    stopped = RunFolder((out / results["cells"][1]["run"]).resolve())
+    stopped.update(status="interrupted")
+    (stopped.trial_dir(2) / "result.json").unlink()
+    code, log = _run(tmp_path, path, capsys)
+    assert code == 0 and log.count("(resuming)") == 1 and "random on paper/b3_then_b1 (resuming)" in log
+    assert (out / "leaderboard.json").read_bytes() == first
     # the cells are ordinary runs in the run index
     assert main(["runs", "--runs-dir", str(tmp_path / "runs"), "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
