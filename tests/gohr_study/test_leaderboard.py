@@ -56,6 +56,9 @@ def test_a_finished_board_runs_nothing_again_and_writes_identical_json(tmp_path,
     page = (out / "leaderboard.html").read_text()
     assert all(f"href='{c['spec']}'" in page for c in results["cells"]) and page.count("<svg") == 2
     assert "src=" not in page and "<link" not in page  # self-contained: nothing loaded from elsewhere
+    markdown = (out / "leaderboard.md").read_text()
+    for figure in ("curves/paper_clockwise.svg", "curves/paper_b3_then_b1.svg"):
+        assert f"]({figure})" in markdown and (out / figure).read_text().startswith("<svg xmlns=")
     code, log = _run(tmp_path, path, capsys)
     assert code == 0 and "(new)" not in log and "resuming" not in log
     assert (out / "leaderboard.json").read_bytes() == first

@@ -90,9 +90,10 @@ def leaderboard(
 
 
 def publish(loaded, states, out: Path) -> list[Path]:
-    """Score the finished cells and write leaderboard.json, cells.csv, ranking.csv, leaderboard.md and .html."""
+    """Score the finished cells and write leaderboard.json, cells.csv, ranking.csv, the curves of every
+    rule (curves/*.svg), leaderboard.md and leaderboard.html."""
     from .outputs import write_csv, write_json, write_markdown
-    from .page import write_html
+    from .page import write_figures, write_html
     from .readout import read_cell
     from .results import build
     from zoo.store import RunFolder
@@ -107,7 +108,7 @@ def publish(loaded, states, out: Path) -> list[Path]:
         except ZooError as exc:  # a finished run that cannot be scored is shown as such, not dropped silently
             s.status, s.error = "damaged", str(exc)
     results = build(loaded, states, cells, out)
-    return [write_json(results, out / "leaderboard.json"), *write_csv(results, out),
+    return [write_json(results, out / "leaderboard.json"), *write_csv(results, out), *write_figures(results, out),
             write_markdown(results, out / "leaderboard.md"), write_html(results, out / "leaderboard.html")]
 
 

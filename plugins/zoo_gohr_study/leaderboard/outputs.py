@@ -17,6 +17,11 @@ def number(value, digits: int = 4) -> str:
     return CNM if value is None else f"{value:.{digits}g}"
 
 
+def figure_name(rule: str) -> str:
+    """The file of a rule's median-curve figure, relative to the output folder."""
+    return "curves/" + "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in rule).strip("._") + ".svg"
+
+
 def write_json(results: dict, path: Path) -> Path:
     atomic_write_text(path, json.dumps(results, indent=1, sort_keys=True) + "\n")
     return path
@@ -92,6 +97,9 @@ def markdown(results: dict) -> str:
     for r in results["rule_ranking"]["overall"]["ranking"]:
         lines.append(f"| {r['perron_rank']} | {r['name']} | {r['perron']:.3f} | {_rank_interval(r['perron_rank_ci95'])} "
                      f"| {r['hodge']:+.2f} |")
+    scored_rules = {c["rule"] for c in results["cells"] if c["state"] == "scored"}
+    lines += ["", "Median cumulative errors by episode, with 95% bootstrap bands:", ""]
+    lines += [f"![{rule}]({figure_name(rule)})" for rule in results["rules"] if rule in scored_rules]
     unscored = [c for c in results["cells"] if c["state"] != "scored"]
     if unscored:
         lines += ["", "Cells not scored (they take no part in any comparison):", ""]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from zoo.store import atomic_write_text
 
-from .outputs import number
+from .outputs import figure_name, number
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1400px}
@@ -132,8 +132,6 @@ def _ease_table(rule: str, detail: dict) -> str:
 
 def _curves_svg(rule: str, curves: list[tuple[str, dict, str]], width: int = 420, height: int = 260) -> str:
     """Median cumulative errors by episode with their bootstrap bands, one colour per agent."""
-    if not curves:
-        return ""
     left, bottom, top, right = 52, 30, 22, 10
     x_max = max(c["episode"][-1] for _, c, _ in curves)
     y_max = max(max(c["high"]) for _, c, _ in curves) or 1.0
@@ -148,6 +146,9 @@ def _curves_svg(rule: str, curves: list[tuple[str, dict, str]], width: int = 420
              f"<text x='{width - right}' y='{height - 8}' font-size='10' text-anchor='end'>episode {x_max}</text>",
              f"<text x='12' y='{(height - bottom + top) / 2}' font-size='10' transform='rotate(-90 12 "
              f"{(height - bottom + top) / 2})' text-anchor='middle'>median cumulated errors</text>"]
+    for k, (agent, _, colour) in enumerate(curves):
+        parts.append(f"<text x='{left + 8}' y='{top + 12 * (k + 1)}' font-size='10' fill='{colour}'>"
+                     f"{escape(agent)}</text>")
     for agent, c, colour in curves:
         xs = c["episode"]
         band = [f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, c["high"])]
@@ -157,15 +158,40 @@ def _curves_svg(rule: str, curves: list[tuple[str, dict, str]], width: int = 420
         parts.append(f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='1.6'>"
                      f"<title>{escape(agent)}</title></polyline>")
     parts.append("</svg>")
-    return "<div class=figure>" + "".join(parts) + "</div>"
+    return "".join(parts)
+
+
+def _rule_ranks(results: dict) -> str:
+    """Each agent's ranking of the rules (1: the rule it found easiest), beside the overall rank."""
+    per_agent = results["rule_ranking"]["per_agent"]
+    agents = [a for a in results["agents"] if a in per_agent]
+    ranks = {a: {r["name"]: r["perron_rank"] for r in per_agent[a]["ranking"]} for a in agents}
+    overall = {r["name"]: r["perron_rank"] for r in results["rule_ranking"]["overall"]["ranking"]}
+    head = ("<tr><th class=name>rule</th><th>overall</th>" + "".join(f"<th>{escape(a)}</th>" for a in agents)
+            + "</tr>")
+    rows = [f"<tr><td class=name>{escape(rule)}</td><td>{overall.get(rule, '')}</td>"
+            + "".join(f"<td>{ranks[a].get(rule, '')}</td>" for a in agents) + "</tr>"
+            for rule in sorted(results["rules"], key=lambda r: (overall.get(r, len(overall) + 1), r))]
+    return f"<table class=sortable><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def curve_figures(results: dict) -> dict[str, str]:
+    """The median-curve figure (SVG) of every rule that has a scored cell."""
+    colours = {agent: PALETTE[k % len(PALETTE)] for k, agent in enumerate(results["agents"])}
+    cells = {(c["agent"], c["rule"]): c for c in results["cells"]}
+    figures = {}
+    for rule in results["rules"]:
+        curves = [(a, cells[(a, rule)]["curve"], colours[a]) for a in results["agents"]
+                  if cells[(a, rule)]["state"] == "scored"]
+        if curves:
+            figures[rule] = _curves_svg(rule, curves)
+    return figures
 
 
 def html(results: dict) -> str:
     colours = {agent: PALETTE[k % len(PALETTE)] for k, agent in enumerate(results["agents"])}
-    cells = {(c["agent"], c["rule"]): c for c in results["cells"]}
     legend = "".join(f"<span style='color:{colours[a]}'>&#9632; {escape(a)}</span>" for a in results["agents"])
-    figures = [_curves_svg(rule, [(a, cells[(a, rule)]["curve"], colours[a]) for a in results["agents"]
-                                  if cells[(a, rule)]["state"] == "scored"]) for rule in results["rules"]]
+    figures = ["<div class=figure>" + svg + "</div>" for svg in curve_figures(results).values()]
     ease = [_ease_table(rule, results["per_rule"][rule]) for rule in results["rules"] if rule in results["per_rule"]]
     unscored = [c for c in results["cells"] if c["state"] != "scored"]
     budget = ", ".join(f"{v:,} {'moves' if k == 'steps' else k}" for k, v in results["budget"].items()
@@ -189,6 +215,8 @@ def html(results: dict) -> str:
         _heatmap(results),
         "<h2>Rules</h2><p>Tournament over the agents: rules from easiest to hardest.</p>",
         _ranking_table(results["rule_ranking"]["overall"]["ranking"], "rule"),
+        "<p>Each agent's own ranking of the rules (1: the rule it made the fewest errors on).</p>",
+        _rule_ranks(results),
         f"<h2>Median cumulative errors</h2><p class=legend>{legend}</p>"
         "<p>Median over trials with its 95% bootstrap band.</p>",
         "<div class=figures>" + "".join(figures) + "</div>",
@@ -203,6 +231,16 @@ def html(results: dict) -> str:
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
             f"<title>Leaderboard {escape(results['board'])}</title><style>{STYLE}</style></head><body>"
             + "\n".join(body) + f"<script>{SORT_SCRIPT}</script></body></html>\n")
+
+
+def write_figures(results: dict, out: Path) -> list[Path]:
+    """Each rule's median curves as an SVG file of its own (curves/RULE.svg), for leaderboard.md."""
+    (out / "curves").mkdir(parents=True, exist_ok=True)
+    written = []
+    for rule, svg in curve_figures(results).items():
+        written.append(out / figure_name(rule))
+        atomic_write_text(written[-1], svg + "\n")
+    return written
 
 
 def write_html(results: dict, path: Path) -> Path:
