@@ -19,7 +19,6 @@ Every problem is reported with the board file's line and column, including those
 from __future__ import annotations
 
 import copy
-import glob
 import hashlib
 import json
 import re
@@ -138,7 +137,7 @@ def load_board(path: Path, registry: Registry, *,
     try:
         board = Board.model_validate(data)
     except ValidationError as exc:
-        raise SpecError([_problem(document, error) for error in exc.errors()]) from None
+        raise SpecError([placed_problem(document, error) for error in exc.errors()]) from None
     problems = [document.problem(("agents", label), "an agent label is 1 to 60 letters, digits, '.', '_' or '-'")
                 for label in board.agents if not re.fullmatch(NAME, label)]
     problems += _unknown_types(places, board, registry)
@@ -153,7 +152,7 @@ def load_board(path: Path, registry: Registry, *,
     return LoadedBoard(board, Path(path), [rule for rule, _ in rules], cells)
 
 
-def _problem(document: LocatedDocument, error: dict, root: type[BaseModel] | None = None) -> Problem:
+def placed_problem(document: LocatedDocument, error: dict, root: type[BaseModel] | None = None) -> Problem:
     """A pydantic error of the board (or of an agent entry's file, `root` Contender) at its place."""
     loc = tuple(error["loc"])
     if error["type"] == "extra_forbidden":
@@ -202,7 +201,7 @@ def expand_rules(document: LocatedDocument, patterns: list[str], registry: Regis
     rules: dict[str, int] = {}
     problems = []
     for index, pattern in enumerate(patterns):
-        if not glob.has_magic(pattern):
+        if not re.search(r"[*?[]", pattern):  # a plain name or file
             rules.setdefault(pattern, index)
             continue
         head, _, rest = pattern.partition("/")

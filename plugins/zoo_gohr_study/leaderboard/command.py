@@ -18,7 +18,7 @@ def _extra_agents(values: list[str]) -> dict:
     from zoo.errors import Problem, SpecError
     from zoo.yamlio import load_file
 
-    from .board import Contender, _problem
+    from .board import Contender, placed_problem
 
     extra = {}
     for value in values:
@@ -31,7 +31,7 @@ def _extra_agents(values: list[str]) -> dict:
         try:
             Contender.model_validate(document.data)
         except ValidationError as exc:
-            raise SpecError([_problem(document, e, Contender) for e in exc.errors()]) from None
+            raise SpecError([placed_problem(document, e, Contender) for e in exc.errors()]) from None
         extra[label] = document
     return extra
 
@@ -75,11 +75,11 @@ def leaderboard(
         if status == "interrupted":
             typer.echo(f"interrupted; run 'zoo leaderboard {board}' again to continue where it stopped", err=True)
             raise typer.Exit(130)
+    messages = {id(state.plan): message for state, message in failed}
     states = [cell_state(plan, root) for plan in loaded.cells]
-    for state, message in failed:
-        if state.error is None:  # failed before its run folder existed
-            current = next(s for s in states if s.plan is state.plan)
-            current.status, current.error = current.status or "failed", current.error or message
+    for state in states:
+        if id(state.plan) in messages and state.error is None:  # it failed before its run folder existed
+            state.status, state.error = "failed", messages[id(state.plan)]
     out = output or Path(root) / "leaderboards" / loaded.board.name
     for path in publish(loaded, states, out):
         typer.echo(str(path))
@@ -92,11 +92,12 @@ def leaderboard(
 def publish(loaded, states, out: Path) -> list[Path]:
     """Score the finished cells and write leaderboard.json, cells.csv, ranking.csv, the curves of every
     rule (curves/*.svg), leaderboard.md and leaderboard.html."""
+    from zoo.store import RunFolder
+
     from .outputs import write_csv, write_json, write_markdown
     from .page import write_figures, write_html
     from .readout import read_cell
     from .results import build
-    from zoo.store import RunFolder
 
     out.mkdir(parents=True, exist_ok=True)
     cells = {}
