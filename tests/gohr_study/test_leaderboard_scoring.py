@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from zoo.stats.ranking import win_counts
 from zoo_gohr_study.leaderboard.scoring import (
     Cell, cell_summary, median_interval, p_fewer_errors, pooled_counts, rule_comparisons, tournament,
 )
@@ -101,3 +102,13 @@ def test_ordering_cnm_trials_by_errors_tells_stuck_agents_apart_but_keeps_them_b
     by_errors = rule_comparisons({c.agent: c.ranked("errors") for c in (fewer, more, slow)})["ease_ratio"]
     assert tie["fewer"]["more"] == 1.0 and by_errors["fewer"]["more"] == 5.0
     assert tie["slow"]["fewer"] == by_errors["slow"]["fewer"] == 5.0
+
+
+def test_win_counts_match_counting_every_pair():
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        samples = [np.where(rng.random(n) < 0.2, INF, rng.integers(0, 6, n)).astype(float)
+                   for n in rng.integers(1, 8, rng.integers(1, 5))]
+        pairs = [[sum((a < b) + 0.5 * (a == b) for a in x for b in y) if i != j else 0.0
+                  for j, y in enumerate(samples)] for i, x in enumerate(samples)]
+        assert win_counts(samples).tolist() == pairs
