@@ -100,7 +100,9 @@ def _heatmap(results: dict) -> str:
                 continue
             title = escape(f"{agent} on {rule}: median TCE {number(c['median'])} ({c['median_errors']:g} errors), 95% CI "
                            f"{number(c['median_ci95'][0])} to {number(c['median_ci95'][1])}, "
-                           f"{c['converged']} of {c['trials']} trials converged")
+                           f"quartiles {number(c['quartiles'][0])} to {number(c['quartiles'][1])}, "
+                           f"{c['converged']} of {c['trials']} trials converged; TCE of the trials: "
+                           + " ".join(str(t) for t in sorted(c["tce"])[:100]))
             errors = "" if c["median"] is not None else f", {c['median_errors']:g} errors"
             text = f"{number(c['median'])}<br><small>{c['converged']}/{c['trials']}{errors}</small>"
             if c["median"] is None:
