@@ -3,10 +3,10 @@
 Each agent of the board trains one cell (one rule, --moves moves per trial, one trial; a batched
 agent trains --batch trials at once) through the same code as ``zoo leaderboard``, in this process
 with one torch thread. Its CPU seconds per move (per trial-move for batched agents), times the
-board's moves, trials and rules, give the agent's CPU time on the whole board; the board's wall
-time is that total divided by the backend's workers (trials run in parallel processes), which
-assumes the machine's cores are otherwise idle. Start-up costs are counted in the short cell, so
-the projection errs long.
+board's moves, trials and rules, give the agent's CPU time on the whole board. Its wall time
+counts rounds: a cell's trials run `workers` at a time (5 trials on 2 workers take 3 rounds), and a
+batched agent's trials run as `workers` batches side by side. The projection assumes the machine's
+cores are otherwise idle; start-up costs are counted in the short cell, so it errs long.
 
     python benchmarks/leaderboard_walltime.py leaderboards/gohr-v1.yaml [--rule paper/clockwise]
                                               [--moves 2000] [--batch 10] [--agents random ppo]
@@ -75,8 +75,9 @@ def main() -> None:
     print(f"board {full.board.name}: {len(full.board.agents)} agents x {rules} rules; {workers} workers")
     print(f"CPU: {cpu_description()}")
     print(f"short cells: {args.rule}, {args.moves} moves per trial\n")
-    print(f"{'agent':12s} {'trials':>6s} {'CPU-s':>8s} {'us/move':>9s} {'board moves':>12s} {'board CPU-h':>11s}")
-    total = 0.0
+    print(f"{'agent':12s} {'trials':>6s} {'CPU-s':>8s} {'us/move':>9s} {'board moves':>12s} {'board CPU-h':>11s} "
+          f"{'wall h':>7s}")
+    total = wall = 0.0
     for label in args.agents or list(full.board.agents):
         plan = next(c for c in full.cells if c.agent == label)
         batched = registry.get("agent", plan.spec.agent.type).batched_trials
@@ -91,13 +92,17 @@ def main() -> None:
         if status != "finished":
             raise SystemExit(f"{label}: the short cell ended {status}")
         per_move = cpu / (args.moves * trials)
-        moves = plan.spec.budget.amount * plan.spec.trials * rules
+        per_trial = plan.spec.budget.amount
         if plan.spec.budget.unit != "steps":
-            moves *= plan.spec.env.horizon  # an episode budget: at most `horizon` moves per episode
+            per_trial *= plan.spec.env.horizon  # an episode budget: at most `horizon` moves per episode
+        moves = per_trial * plan.spec.trials * rules
+        lanes = min(workers, plan.spec.trials)
+        rounds = 1 / lanes if batched else -(-plan.spec.trials // lanes) / plan.spec.trials
         hours = per_move * moves / 3600
-        total += hours
-        print(f"{label:12s} {trials:6d} {cpu:8.1f} {per_move * 1e6:9.0f} {moves:12,d} {hours:11.2f}", flush=True)
-    print(f"\nboard CPU time {total:.1f} h; wall time on {workers} idle cores about {total / workers:.1f} h")
+        total, wall = total + hours, wall + hours * rounds
+        print(f"{label:12s} {trials:6d} {cpu:8.1f} {per_move * 1e6:9.0f} {moves:12,d} {hours:11.2f} "
+              f"{hours * rounds:7.2f}", flush=True)
+    print(f"\nboard CPU time {total:.1f} h; wall time on {workers} idle cores about {wall:.1f} h")
 
 
 if __name__ == "__main__":
