@@ -178,3 +178,30 @@ def test_the_test_plugins_agent_enters_with_one_command_and_its_failures_are_its
     results = json.loads((tmp_path / "runs" / "leaderboards" / "tiny" / "leaderboard.json").read_text())
     assert {c["agent"]: c["state"] for c in results["cells"]} == {"random": "scored", "q": "failed"}
     assert [r["name"] for r in results["agent_ranking"]["ranking"]] == ["random"]
+
+
+def test_ctrl_c_stops_the_board_and_the_next_call_continues_it(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    board = json.loads(json.dumps(BOARD)) | {"budget": {"episodes": 800, "checkpoint_every": 40}, "trials": 1}
+    command = [str(Path(sys.executable).parent / "zoo"), "leaderboard", str(_write(tmp_path, board)),
+               "--runs-dir", str(tmp_path / "runs"), "--no-progress"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = next(p for p in load_board(tmp_path / "board.yaml", get_registry()).cells)
+    checkpoints = tmp_path / "runs" / first.run_name / "trials" / "000" / "checkpoints"
+    deadline = time.monotonic() + 120
+    while not any(checkpoints.glob("episode-*")) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "run 'zoo leaderboard" in err and "again to continue where it stopped" in err
+    assert not (tmp_path / "runs" / "leaderboards").exists()  # nothing is published from a stopped board
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "random on paper/clockwise (resuming)" in again.stderr and "paper/b3_then_b1 (new)" in again.stderr
+    results = json.loads((tmp_path / "runs" / "leaderboards" / "tiny" / "leaderboard.json").read_text())
+    assert [c["curve"]["episode"][-1] for c in results["cells"]] == [800, 800]  # the whole budget, resumed or not
