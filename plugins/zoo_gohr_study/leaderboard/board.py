@@ -56,7 +56,7 @@ class Contender(_Strict):
 class Metrics(_Strict):
     """How cells are scored."""
 
-    bootstraps: int = Field(default=2000, ge=0, le=100_000, description="resamples of cell medians and curve bands")
+    bootstraps: int = Field(default=2000, ge=1, le=100_000, description="resamples of cell medians and curve bands")
     ranking_bootstraps: int = Field(default=200, ge=0, le=10_000, description="resamples behind the ranking intervals")
     seed: int = Field(default=0, ge=0, lt=2**32, description="seed of every resampling")
     cnm: Literal["tie", "errors"] = Field(

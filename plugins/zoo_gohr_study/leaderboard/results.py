@@ -25,7 +25,7 @@ def _curve(cell: Cell, points: int, resamples: int, seed: int) -> dict:
     length = min(len(c) for c in cell.curves)
     curves = np.stack([c[:length] for c in cell.curves])
     at = np.unique(np.linspace(0, length - 1, min(points, length)).round().astype(int))
-    median, low, high = median_bands(curves[:, at], resamples=max(resamples, 1), seed=seed)
+    median, low, high = median_bands(curves[:, at], resamples=resamples, seed=seed)
     return {"episode": [int(a) + 1 for a in at], "median": median.tolist(), "low": low.tolist(), "high": high.tolist()}
 
 
