@@ -205,3 +205,27 @@ def test_ctrl_c_stops_the_board_and_the_next_call_continues_it(tmp_path):
     assert "random on paper/clockwise (resuming)" in again.stderr and "paper/b3_then_b1 (new)" in again.stderr
     results = json.loads((tmp_path / "runs" / "leaderboards" / "tiny" / "leaderboard.json").read_text())
     assert [c["curve"]["episode"][-1] for c in results["cells"]] == [800, 800]  # the whole budget, resumed or not
+
+
+def test_random_player_resumes_exactly_from_a_checkpoint(tmp_path):
+    from zoo.run import build_trial
+
+    spec = load_board(_write(tmp_path, BOARD), get_registry()).cells[0].spec
+
+    def returns(directory: Path) -> list[float]:
+        return [json.loads(line)["episode_return"] for line in (directory / "metrics.jsonl").read_text().splitlines()]
+
+    straight = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "a", tensorboard=False)
+    straight.agent.learn_episodes(6)
+    straight.logger.close()
+    first = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "b", tensorboard=False)
+    first.agent.learn_episodes(3)
+    (tmp_path / "ckpt").mkdir()
+    first.agent.save(tmp_path / "ckpt")
+    first.logger.close()
+    resumed = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "b", tensorboard=False,
+                          resume_step=first.agent.steps)
+    resumed.agent.load(tmp_path / "ckpt")
+    resumed.agent.learn_episodes(3)
+    resumed.logger.close()
+    assert returns(tmp_path / "b") == returns(tmp_path / "a") and len(returns(tmp_path / "a")) == 6
