@@ -210,7 +210,9 @@ def test_ctrl_c_stops_the_board_and_the_next_call_continues_it(tmp_path):
 def test_random_player_resumes_exactly_from_a_checkpoint(tmp_path):
     from zoo.run import build_trial
 
-    spec = load_board(_write(tmp_path, BOARD), get_registry()).cells[0].spec
+    # on color match a move's fate depends on the piece's shape, so the boards show in the returns
+    board = json.loads(json.dumps(BOARD)) | {"rules": ["paper/color_match"]}
+    spec = load_board(_write(tmp_path, board), get_registry()).cells[0].spec
 
     def returns(directory: Path) -> list[float]:
         return [json.loads(line)["episode_return"] for line in (directory / "metrics.jsonl").read_text().splitlines()]
