@@ -22,6 +22,19 @@ def test_every_plugin_folder_is_a_listed_package_with_an_entry_point():
     assert setuptools["package-dir"]["zoo_rules"] == "rules"
 
 
+def test_every_subpackage_is_listed_so_wheels_carry_it():
+    """setuptools installs only the packages it is given: a sub-package missing from the list is missing
+    from every wheel (an editable install hides that)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    setuptools = project["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    for name in listed:
+        root = ROOT / setuptools["package-dir"].get(name, name.replace(".", "/"))
+        for init in root.rglob("__init__.py"):
+            dotted = ".".join([name, *init.parent.relative_to(root).parts])
+            assert dotted in listed, f"{dotted} is not in [tool.setuptools] packages"
+
+
 def test_installed_entry_points_match_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     installed = {ep.name: ep.value for ep in metadata.entry_points(group="zoo") if ep.dist and ep.dist.name == "zoo-rl"}

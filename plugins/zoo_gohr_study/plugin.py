@@ -1,4 +1,5 @@
-"""The zoo plugin of GOHR difficulty studies: the GOHR reporter and the ``zoo study`` command."""
+"""The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` and ``zoo leaderboard``
+commands, and the random legal-move player that leaderboards start from."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from zoo import DocumentEntry, ReporterEntry, ZooError, hookimpl
+from zoo import AgentEntry, DocumentEntry, ReporterEntry, ZooError, hookimpl
 
 
 def _report(runs, out):
@@ -20,6 +21,18 @@ def _compare(a, b):
     from .reporter import compare
 
     return compare(a, b)
+
+
+def _random_player(params, context):
+    from .leaderboard.random_player import RandomLegalPlayer
+
+    return RandomLegalPlayer(params, context)
+
+
+@hookimpl
+def register_agents(register):
+    register(AgentEntry(name="random-legal", factory=_random_player,
+                        description="uniformly random legal moves (the env's action mask); never learns"))
 
 
 @hookimpl
@@ -66,12 +79,35 @@ def _validate_study(path: Path, registry, build: bool) -> str:
     return f"{study.name}, {len(texts)} runs: {', '.join(texts)}{', built' if build else ''}"
 
 
+def _validate_board(path: Path, registry, build: bool) -> str:
+    """`zoo validate` of a leaderboard board: every cell's spec, and with `build` each cell's objects built once."""
+    from zoo.run import preflight
+
+    from .leaderboard.board import load_board
+
+    loaded = load_board(path, registry)
+    if build:
+        for cell in loaded.cells:
+            try:
+                preflight(cell.spec, registry)
+            except ZooError as exc:
+                raise ZooError(f"cell {cell.agent} x {cell.rule}: {exc}") from exc
+    board = loaded.board
+    return (f"{board.name}: {len(board.agents)} agents x {len(loaded.rules)} rules = "
+            f"{len(loaded.cells)} cells{', built' if build else ''}")
+
+
 @hookimpl
 def register_documents(register):
     register(DocumentEntry(name="study", marker=("base", "runs"), validate=_validate_study,
                            description="a base run spec and the runs that vary it (zoo study)"))
+    register(DocumentEntry(name="board", marker=("agents", "rules"), validate=_validate_board,
+                           description="a GOHR leaderboard: agents x rules, each cell a run (zoo leaderboard)"))
 
 
 @hookimpl
 def register_commands(cli):
+    from .leaderboard.command import leaderboard
+
     cli.command("study")(study)
+    cli.command("leaderboard")(leaderboard)

@@ -1,0 +1,78 @@
+"""Running a board's cells: each cell is an ordinary run whose folder name carries its cache key.
+
+A cell whose run folder has finished is cached; one that was interrupted, crashed or failed is
+resumed from its checkpoints (a failed cell is retried on every call); a new cell gets a run folder.
+Runs go through the run backend of their spec, so the cells land in the run index like any run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+from zoo.errors import ZooError
+from zoo.registry import Registry
+from zoo.store import RunFolder
+
+from .board import CellPlan
+
+
+def _execute_local(folder: RunFolder, registry: Registry, progress: bool) -> str:
+    from zoo.run import execute_run
+
+    return execute_run(folder, registry, progress=progress)
+
+
+#: run backend (a spec's backend.type) -> ``(run folder, registry, progress) -> final status``
+BACKENDS: dict[str, Callable[[RunFolder, Registry, bool], str]] = {"local": _execute_local}
+
+
+@dataclass
+class CellState:
+    """Where a cell stands: 'cached' (finished), 'resume' (a run folder that has not finished), or 'new'."""
+
+    plan: CellPlan
+    folder: Path
+    state: str
+    status: str | None = None
+    error: str | None = None
+
+
+def cell_state(plan: CellPlan, runs_dir: Path) -> CellState:
+    folder = Path(runs_dir) / plan.run_name
+    if not folder.is_dir():
+        return CellState(plan, folder, "new")
+    try:
+        manifest = RunFolder(folder).manifest()
+    except ZooError as exc:
+        return CellState(plan, folder, "resume", "damaged", str(exc))
+    status = manifest.get("status")
+    return CellState(plan, folder, "cached" if status == "finished" else "resume", status, manifest.get("error"))
+
+
+def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: bool) -> str:
+    """Create the cell's run folder if needed and train it; returns the run's final status."""
+    from zoo.run import prepare_run
+
+    if cell.state == "new":
+        Path(runs_dir).mkdir(parents=True, exist_ok=True)
+        text = yaml.safe_dump(cell.plan.spec.model_dump(mode="json"), sort_keys=False)
+        handle, spec_path = tempfile.mkstemp(dir=runs_dir, prefix=".cell-", suffix=".yaml")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            folder = prepare_run(Path(spec_path), registry, Path(runs_dir), cell.folder)
+        finally:
+            Path(spec_path).unlink(missing_ok=True)
+    else:
+        folder = RunFolder(cell.folder)
+    backend = BACKENDS.get(cell.plan.spec.backend.type)
+    if backend is None:
+        raise ZooError(f"backend '{cell.plan.spec.backend.type}' cannot run leaderboard cells yet; "
+                       f"available: {', '.join(sorted(BACKENDS))}")
+    return backend(folder, registry, progress)

@@ -1,0 +1,80 @@
+"""Every number of a leaderboard, as one plain dict (the content of leaderboard.json).
+
+Cells that failed or have not run are listed with their state and never scored: they take no part
+in the U-tests, ease ratios or tournaments. +inf (a C.N.M. median or bound) is written as null.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from zoo import __version__
+from zoo.stats.bands import median_bands
+
+from .board import LoadedBoard
+from .cells import CellState
+from .scoring import Cell, cell_summary, rule_comparisons, tournament
+
+
+def _curve(cell: Cell, points: int, resamples: int, seed: int) -> dict:
+    """The median cumulative-error curve over the episodes every trial reached, with a bootstrap band,
+    at up to `points` episodes."""
+    length = min(len(c) for c in cell.curves)
+    curves = np.stack([c[:length] for c in cell.curves])
+    at = np.unique(np.linspace(0, length - 1, min(points, length)).round().astype(int))
+    median, low, high = median_bands(curves[:, at], resamples=resamples, seed=seed)
+    return {"episode": [int(a) + 1 for a in at], "median": median.tolist(), "low": low.tolist(), "high": high.tolist()}
+
+
+def build(loaded: LoadedBoard, states: list[CellState], cells: dict[tuple[str, str], Cell], out: Path) -> dict:
+    """Per cell, per rule and tournament results of a board whose finished cells are `cells`."""
+    board, metrics = loaded.board, loaded.board.metrics
+    agents = list(board.agents)
+    rows = []
+    for state in states:
+        plan = state.plan
+        row = {"agent": plan.agent, "rule": plan.rule, "key": plan.key,
+               "run": os.path.relpath(state.folder, out), "spec": os.path.relpath(state.folder / "spec.yaml", out)}
+        cell = cells.get((plan.agent, plan.rule))
+        if cell is None:
+            row.update(state="failed" if state.status in ("failed", "damaged") else "not run", error=state.error)
+        else:
+            row.update(state="scored", **cell_summary(cell, resamples=metrics.bootstraps, seed=metrics.seed))
+            row["curve"] = _curve(cell, metrics.curve_points, metrics.bootstraps, metrics.seed)
+        rows.append(row)
+    by_rule = {rule: {a: cells[(a, rule)].ranked(metrics.cnm) for a in agents if (a, rule) in cells}
+               for rule in loaded.rules}
+    by_agent = {a: {rule: cells[(a, rule)].ranked(metrics.cnm) for rule in loaded.rules if (a, rule) in cells}
+                for a in agents}
+    resamples, seed = metrics.ranking_bootstraps, metrics.seed
+    return _finite({
+        "board": board.name, "description": board.description, "zoo_version": __version__,
+        "agents": agents, "rules": loaded.rules,
+        "budget": board.budget, "trials": board.trials, "cnm": metrics.cnm,
+        "cells": rows,
+        "per_rule": {rule: rule_comparisons(games) for rule, games in by_rule.items() if len(games) >= 2},
+        "agent_ranking": tournament([a for a in agents if by_agent[a]], [g for g in by_rule.values() if g],
+                                    resamples=resamples, seed=seed),
+        "rule_ranking": {
+            "overall": tournament([r for r in loaded.rules if by_rule[r]], [g for g in by_agent.values() if g],
+                                  resamples=resamples, seed=seed),
+            "per_agent": {a: tournament(list(games), [games], resamples=resamples, seed=seed)
+                          for a, games in by_agent.items() if games},
+        },
+    })
+
+
+def _finite(value):
+    """The dict with +inf as None and floats at 10 significant digits, so the JSON is plain and stable."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return None if not np.isfinite(value) else float(f"{float(value):.10g}") + 0.0  # + 0.0: no -0.0
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
