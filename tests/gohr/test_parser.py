@@ -135,6 +135,17 @@ def test_validate_against_shapes_and_colors():
         "unbound variable (write \"RED\")"]
 
 
+def test_arithmetic_on_shape_and_color_names_is_warned():
+    """The server stops when it evaluates them; p.color is a bucket, so arithmetic on it is fine."""
+    rs = parse_rules("(code: p.color + 1 == 2, bucket: [last.color + 1, !last * [0, 1, 2, 3]])\n"
+                     "(color: [q.bucket.color], bucket: 2 * (this.shape - 1))", "s.txt")
+    assert rs.validate_against() == [
+        "s.txt:1:46: arithmetic on last.color, a color name (a string): the reference server stops when it "
+        "evaluates this",
+        "s.txt:2:51: arithmetic on this.shape, a shape name (a string): the reference server stops when it "
+        "evaluates this"]
+
+
 def test_shipped_rule_files_parse_cleanly():
     from pathlib import Path
 

@@ -29,7 +29,8 @@ class RuleSet:
 
     def validate_against(self, shapes=None, colors=None, strict: bool = False) -> list[str]:
         """Warnings (``file:line:col: message``) for names outside the given shape/color sets,
-        cells outside 1..36 and bucket fields that can never yield a bucket.
+        cells outside 1..36, bucket fields that can never yield a bucket and arithmetic on shape or
+        color names, which stops the reference server when it is evaluated.
         With ``strict=True`` the first one is raised as :class:`RuleSyntaxError`."""
         known = {"shape": {s.upper() for s in (shapes or LEGACY_SHAPES)},
                  "color": {c.upper() for c in (colors or LEGACY_COLORS)}}
@@ -52,6 +53,9 @@ class RuleSet:
                 out.append((*a.bucket.loc, "this bucket expression can never yield a bucket 0..3"))
             if a.count == 0:
                 out.append((line, col, "an atom with count 0 never accepts a move"))
+            out += [(*op.loc, f"arithmetic on {name}, a {name.rsplit('.', 1)[1]} name (a string): the reference "
+                     "server stops when it evaluates this")
+                    for e in _expressions(a) for op, name in _string_arithmetic(e)]
         for rl in self.lines:
             if rl.count == 0:
                 out.append((rl.line, 1, "a rule line with count 0 is exhausted at once"))
@@ -74,6 +78,31 @@ def _bare_names(e: Expr):
         yield from _bare_names(e.right)
     elif isinstance(e, Not):
         yield from _bare_names(e.operand)
+
+
+def _expressions(a: Atom):
+    """The expressions of an atom's fields."""
+    values = [a.shape, a.color, *(v for _, v in a.props)]
+    yield from (v.expr for v in values if isinstance(v, ExprValue))
+    yield from (e for e in (a.bucket, a.code) if e is not None)
+
+
+def _string_arithmetic(e: Expr):
+    """(operator, operand name) for each ``+ - * / %`` with a shape or color name as an operand, such as
+    ``last.color + 1`` (``p.color`` is a bucket, a number)."""
+    if isinstance(e, BinOp):
+        for side in (e.left, e.right):
+            if isinstance(side, Var) and len(side.parts) >= 2 and side.parts[-1] in ("shape", "color") \
+                    and side.parts[:-1] != ("p",):
+                yield e, ".".join(side.parts)
+    if isinstance(e, (BinOp, Cmp)):
+        yield from _string_arithmetic(e.left)
+        yield from _string_arithmetic(e.right)
+    elif isinstance(e, ListE):
+        for x in e.items:
+            yield from _string_arithmetic(x)
+    elif isinstance(e, Not):
+        yield from _string_arithmetic(e.operand)
 
 
 def _never_bucket(e: Expr) -> bool:
