@@ -58,7 +58,7 @@ def test_ale_inter_algorithm_means_follow_the_papers_order():
 
 
 def test_ale_row_maxima_are_the_sarsa_scores_dqn_quotes():
-    # specs/ale.md §9: DQN's quoted "Sarsa" row equals the row maximum (learners and baselines)
+    # DQN's (Mnih et al. 2013) quoted "Sarsa" row equals the row maximum (learners and baselines)
     names = ["basic", "bass", "disco", "lsh", "ram", "random", "const", "perturb"]
     columns = [S.column("ale-scores.csv", n) for n in names]
     quoted = {"beam_rider": 996, "breakout": 5.2, "enduro": 129.1, "pong": -19, "qbert": 613.5,

@@ -1,4 +1,4 @@
-"""The ALE feature sets on synthetic screens and RAM with known answers (specs/ale.md §12, tests 1-8)."""
+"""The ALE feature sets on synthetic screens and RAM with known answers (docs/algorithms/sarsa-ale.md)."""
 
 from __future__ import annotations
 
