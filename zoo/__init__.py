@@ -5,7 +5,15 @@ The public API for plugin authors is what this module exports.
 
 from .agent import Agent, TrialContext
 from .entries import (
-    AgentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, NoParams, Params, ReporterEntry, RuleSetEntry, seeded_env,
+    AgentEntry,
+    EnvEntry,
+    FeatureEntry,
+    MetaControllerEntry,
+    NoParams,
+    Params,
+    ReporterEntry,
+    RuleSetEntry,
+    seeded_env,
 )
 from .errors import ZooError
 from .hookspecs import hookimpl

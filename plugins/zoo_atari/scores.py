@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy import stats
@@ -36,7 +36,7 @@ class Reference:
     record: float
 
 
-@lru_cache(maxsize=None)
+@cache
 def references(table: str = "gdi-scores.csv") -> dict[str, Reference]:
     """ROM id -> Reference from a score table with random, human and human_world_record columns."""
     return {_rom(row["game"]): Reference(float(row["random"]), float(row["human"]), float(row["human_world_record"]))

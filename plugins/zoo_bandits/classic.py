@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 from pydantic import Field
+from zoo_learner import BehaviorSpace, Choice
 
 from zoo import Params, ZooError
-from zoo_learner import BehaviorSpace, Choice
 
 from .base import Stateful, blocks_of, choice_in_blocks, greedy, mean_returns, top_k
 

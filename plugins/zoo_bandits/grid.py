@@ -6,9 +6,9 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from zoo_learner import BehaviorSpace, Coordinate
 
 from zoo import ZooError
-from zoo_learner import BehaviorSpace, Coordinate
 
 
 class Grid:

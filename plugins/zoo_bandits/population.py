@@ -24,9 +24,9 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
+from zoo_learner import BehaviorSpace, Choice
 
 from zoo import Params
-from zoo_learner import BehaviorSpace, Choice
 
 from .base import blocks_of, greedy, top_k
 from .grid import BanditCoordinates, Grid

@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import torch
-
 from zoo_learner import BehaviorSpace, Coordinate
 
 X_MAX = math.log(51.0)

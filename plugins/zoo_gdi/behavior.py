@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import torch
-
 from zoo_learner import BehaviorSpace, Coordinate
 
 BETA1 = Coordinate("beta1", 0.0, 50.0, 1.0)  # 1 / tau1

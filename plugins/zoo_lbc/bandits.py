@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
+from zoo_learner import BehaviorSpace, Choice
 
 from zoo import Params
-from zoo_learner import BehaviorSpace, Choice
 
 
 class VotingParams(Params):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import torch
-
 from zoo_learner import BehaviorSpace, Coordinate
 from zoo_learner.policy import boltzmann_log_probs
 

@@ -16,7 +16,6 @@ from typing import Protocol
 import numpy as np
 import torch
 
-
 from .actor import BehaviorPolicy, VectorActor
 from .behavior import BehaviorSpace, MetaController
 from .learner import Learner, LossFn, ParameterServer

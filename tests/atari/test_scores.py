@@ -7,9 +7,8 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
-
-from zoo_atari import scores as S
 from zoo_atari import games
+from zoo_atari import scores as S
 
 
 def headline(table: str, column: str) -> dict[str, float]:

@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 import pytest
+from zoo_atari.synthetic import horizontal
 
 from zoo.registry import get_registry
-from zoo_atari.synthetic import horizontal
 
 
 def make(game: str, seed: int | None = 0, **params):

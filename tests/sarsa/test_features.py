@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from zoo_sarsa.disco import DiscoFeatures, discover_classes, shape_of
 from zoo_sarsa.features import BasicFeatures, BassFeatures, LshFeatures, RamFeatures
 from zoo_sarsa.pairs import pair_index, pairs_size, with_pairs
