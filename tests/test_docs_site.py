@@ -146,6 +146,8 @@ def test_every_block_follows_the_convention():
                 problems.append(f"{block.where}: not-run marks a console block and gives a reason")
             if block.mark and block.mark[0] == "file" and block.language != "yaml":
                 problems.append(f"{block.where}: file marks a yaml block")
+            if block.language == "console" and not commands(block):
+                problems.append(f"{block.where}: a console block without a '$ ' command")
     assert problems == []
 
 
