@@ -25,10 +25,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
-
 from zoo_atari.env import make_atari_env, make_atari_vector_env
 from zoo_atari.protocols import PRESETS, Protocol
 
@@ -167,8 +166,9 @@ def sarsa_pipeline(game: str, feature: str) -> Work:
     (background, DISCO's classes from 6,000 frames instead of 36,000) happens here, before any timing."""
     from types import SimpleNamespace
 
-    from zoo.registry import get_registry
     from zoo_sarsa.agent import SarsaAgent, SarsaParams
+
+    from zoo.registry import get_registry
 
     get_registry()
     features = {"type": feature, **({"preprocessing_frames": 6000} if feature == "disco" else {})}

@@ -19,7 +19,6 @@ import platform
 import time
 
 import numpy as np
-
 from zoo_gohr.engine.constants import ACTIONS
 from zoo_gohr.plugin import GohrEnvParams, make_env, make_vector_env
 

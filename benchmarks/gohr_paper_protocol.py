@@ -29,9 +29,10 @@ def main() -> None:
     parser.add_argument("--report", type=Path, default=None, help="report folder (default: RUNS_DIR/STUDY/report)")
     args = parser.parse_args()
 
+    from zoo_gohr_study.study import run_study
+
     from zoo.registry import get_registry
     from zoo.report import open_runs, report
-    from zoo_gohr_study.study import run_study
 
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-gohr-protocol-"))

@@ -22,12 +22,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-
-from zoo.registry import get_registry
 from zoo_atari.baselines import BaselineAgent, BaselineParams
 from zoo_atari.env import make_atari_env
 from zoo_atari.protocols import Protocol
 from zoo_sarsa.agent import SarsaAgent, SarsaParams
+
+from zoo.registry import get_registry
 
 PROTOCOL = Protocol.model_validate({"name": "ale2013"})
 

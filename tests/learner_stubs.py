@@ -3,7 +3,6 @@
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-
 from zoo_learner import Choice
 
 

@@ -6,7 +6,6 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -32,7 +31,7 @@ def _runs_dir_option():
     return typer.Option(None, "--runs-dir", help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs).")
 
 
-def _runs_dir(value: Optional[Path]) -> Path:
+def _runs_dir(value: Path | None) -> Path:
     from .store import default_runs_dir
 
     return value or default_runs_dir()
@@ -53,8 +52,8 @@ def validate(
 @app.command()
 def train(
     spec: Path = typer.Argument(..., help="The run spec (YAML)."),
-    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
-    runs_dir: Optional[Path] = _runs_dir_option(),
+    run_dir: Path | None = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
+    runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
     """Validate a spec, create its run folder and train every trial."""
@@ -69,7 +68,7 @@ def train(
 @app.command()
 def resume(
     run: str = typer.Argument(..., help="A run folder, or a run id in the index."),
-    runs_dir: Optional[Path] = _runs_dir_option(),
+    runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
 ) -> None:
     """Continue an interrupted run from each trial's last checkpoint."""
@@ -107,10 +106,10 @@ def _finish(status: str, folder) -> None:
 
 @app.command()
 def runs(
-    env: Optional[str] = typer.Option(None, help="Only runs of this environment."),
-    agent: Optional[str] = typer.Option(None, help="Only runs of this agent."),
-    status: Optional[str] = typer.Option(None, help="Only runs with this status."),
-    runs_dir: Optional[Path] = _runs_dir_option(),
+    env: str | None = typer.Option(None, help="Only runs of this environment."),
+    agent: str | None = typer.Option(None, help="Only runs of this agent."),
+    status: str | None = typer.Option(None, help="Only runs with this status."),
+    runs_dir: Path | None = _runs_dir_option(),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Re-index the run folders first."),
 ) -> None:
@@ -140,12 +139,13 @@ def runs(
 @app.command()
 def report(
     runs: list[Path] = typer.Argument(..., help="Run folders."),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Folder for the report (default: RUN/report for one run)."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Folder for the report (default: RUN/report for one run)."),
 ) -> None:
     """Write figures and tables for runs, with the metrics of their environment's reporter."""
     from datetime import datetime
 
-    from .report import open_runs, report as write_report
+    from .report import open_runs
+    from .report import report as write_report
 
     folders = open_runs(runs)
     out = output or (folders[0].path / "report" if len(folders) == 1 else Path(f"report-{datetime.now():%Y%m%d-%H%M%S}"))
@@ -156,7 +156,8 @@ def report(
 @app.command()
 def compare(run_a: Path = typer.Argument(..., help="A run folder."), run_b: Path = typer.Argument(..., help="Another.")) -> None:
     """Compare two runs of the same environment (one-sided U-tests and the reporter's own metrics)."""
-    from .report import compare as compare_runs, open_runs
+    from .report import compare as compare_runs
+    from .report import open_runs
 
     a, b = open_runs([run_a, run_b])
     typer.echo(compare_runs(get_registry(), a, b))
@@ -185,7 +186,7 @@ def plugins(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
 
 @app.command("list")
-def list_entries(kind: Optional[str] = typer.Argument(None, help=f"One of: {', '.join(KINDS)}.")) -> None:
+def list_entries(kind: str | None = typer.Argument(None, help=f"One of: {', '.join(KINDS)}.")) -> None:
     """List registered environments, agents, meta-controllers, rule sets and feature maps."""
     registry = get_registry()
     if kind is not None and kind not in KINDS:
@@ -200,7 +201,7 @@ def list_entries(kind: Optional[str] = typer.Argument(None, help=f"One of: {', '
 
 
 @app.command()
-def schema(output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write to this file instead of stdout.")) -> None:
+def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to this file instead of stdout.")) -> None:
     """Write the JSON Schema of run specs for the installed plugins (for editor completion)."""
     from .spec import json_schema
     from .store import atomic_write_text

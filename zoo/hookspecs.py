@@ -13,7 +13,8 @@ once per item they contribute, as tox and llm plugins do::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pluggy
 

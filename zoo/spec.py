@@ -15,12 +15,19 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
-    BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator, model_validator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
 )
 
 from .errors import Problem, SpecError, ZooError, did_you_mean
 from .registry import KINDS, Registry
-from .yamlio import LocatedDocument, Loc, load_file, load_text
+from .yamlio import Loc, LocatedDocument, load_file, load_text
 
 #: spec field -> registry kind, for the blocks that name a plugin entry
 PLUGIN_BLOCKS = {"env": "env", "agent": "agent", "meta_controller": "meta_controller"}
@@ -242,7 +249,7 @@ def _spec_model(registry: Registry) -> type[SpecBase]:
         elif len(members) == 1:
             annotation = members[0]
         else:
-            annotation = Annotated[Union[tuple(members)], Field(discriminator="type")]
+            annotation = Annotated[Union[tuple(members)], Field(discriminator="type")]  # noqa: UP007 (a union of a runtime tuple)
         if block == "meta_controller":
             fields[block] = (annotation | None, None)
         else:

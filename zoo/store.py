@@ -6,11 +6,12 @@ import json
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .errors import ZooError
 
@@ -73,7 +74,7 @@ def read_json(path: Path, expect: type | None = None) -> Any:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def default_runs_dir() -> Path:

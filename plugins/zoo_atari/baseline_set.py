@@ -1,4 +1,4 @@
-"""The ALE paper's baseline set of a game (specs/ale.md §7): the scores of Random, 18 Const and 18
+"""The ALE paper's baseline set of a game (Section 4.1.2; docs/algorithms/atari-evaluation.md): the scores of Random, 18 Const and 18
 Perturb agents, whose range [min, max] normalises every score of the game.
 
 From a report's runs: each ale-baseline run of the game adds its agents, one for ``random`` or a

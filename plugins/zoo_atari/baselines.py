@@ -1,4 +1,4 @@
-"""The ALE paper's reference agents: Random, Const and Perturb (specs/ale.md §3).
+"""The ALE paper's reference agents: Random, Const and Perturb (Bellemare et al. 2013, Section 3.1.2).
 
 * random: a uniformly random action at every decision (the paper's Random acts on every frame:
   run it with ``protocol: {name: ale2013, frame_skip: 1}``);

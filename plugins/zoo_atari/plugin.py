@@ -26,7 +26,7 @@ class AtariEnvParams(Params):
 
 
 class SyntheticAtariParams(Params):
-    """A SyntheticAtari game (specs/ale.md §11): ALE-like screens and RAM without ale-py."""
+    """A SyntheticAtari game (docs/atari.md): ALE-like screens and RAM without ale-py."""
 
     game: Literal["catch", "corridor-with-trap"] = Field(description="catch: a paddle catches a falling ball (+1/-1); "
                                                          "corridor-with-trap: +1 now and -10 later, or +5 later")

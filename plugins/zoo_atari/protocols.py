@@ -19,7 +19,7 @@ from zoo.errors import did_you_mean
 
 #: Each preset and where its values come from (see the module docs of each key below).
 PRESETS: dict[str, dict[str, Any]] = {
-    # Bellemare et al. 2013 (seed; specs/ale.md §3): a decision every 5 frames with the rewards summed,
+    # Bellemare et al. 2013 (Section 3.1.2): a decision every 5 frames with the rewards summed,
     # episodes cut at 18,000 frames, deterministic emulator. The paper states its results never use the
     # minimal action set, so the full 18 actions (the issue text's "minimal actions" loses to the paper).
     "ale2013": dict(frame_skip=5, max_pool=False, sticky_actions=0.0, noop_max=0, life_loss_terminal=False,
@@ -36,7 +36,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "machado2018": dict(frame_skip=5, max_pool=True, sticky_actions=0.25, noop_max=0, life_loss_terminal=False,
                         reward_clip=True, max_episode_frames=18_000, full_action_space=True,
                         observation="grayscale", screen_size=84, frame_stack=4),
-    # Agent57 / GDI / LBC (specs/gdi.md §3.1, specs/lbc.md §3.1 and A15): no sticky actions, up to 30
+    # Agent57 / GDI / LBC (GDI Appendix I.1 Table 5, LBC Table 3): no sticky actions, up to 30
     # no-ops, full actions, no life information, no clipping, 30 minutes = 108,000 frames.
     "agent57": dict(frame_skip=4, max_pool=True, sticky_actions=0.0, noop_max=30, life_loss_terminal=False,
                     reward_clip=False, max_episode_frames=108_000, full_action_space=True,

@@ -3,7 +3,7 @@
 * Atari-57 papers (GDI, LBC, DiCE, Agent57): HNS = (G - random)/(human - random);
   HWRNS = (G - random)/(record - random); SABER = min(HWRNS, 2) (capped at 200%);
   HWRB = number of games with G >= record.
-* ALE paper (Bellemare et al. 2013, §7 of specs/ale.md): random-normalised s/|random|, baseline-set
+* ALE paper (Bellemare et al. 2013, Section 4): random-normalised s/|random|, baseline-set
   normalised (s - min R)/(max R - min R), inter-algorithm normalised over a set of algorithms,
   score distributions (fraction of games with z >= x) and per-game two-tailed Welch t-tests.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy import stats
@@ -36,7 +36,7 @@ class Reference:
     record: float
 
 
-@lru_cache(maxsize=None)
+@cache
 def references(table: str = "gdi-scores.csv") -> dict[str, Reference]:
     """ROM id -> Reference from a score table with random, human and human_world_record columns."""
     return {_rom(row["game"]): Reference(float(row["random"]), float(row["human"]), float(row["human_world_record"]))

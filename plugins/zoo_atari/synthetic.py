@@ -1,4 +1,4 @@
-"""SyntheticAtari (specs/ale.md §11): two small deterministic games behind the part of ale-py's
+"""SyntheticAtari (docs/atari.md): two small deterministic games behind the part of ale-py's
 ALEInterface that the zoo uses (act, getScreen, getRAM, game_over, reset_game, cloneState,
 restoreState, the action sets, lives and frame numbers), without ale-py.
 

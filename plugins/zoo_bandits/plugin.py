@@ -5,7 +5,15 @@ from __future__ import annotations
 from zoo import MetaControllerEntry, NoParams, hookimpl
 
 from .classic import (
-    UCB1, Fixed, FixedParams, SlidingWindowParams, SlidingWindowUCB, Thompson, ThompsonParams, UCB1Params, Uniform,
+    UCB1,
+    Fixed,
+    FixedParams,
+    SlidingWindowParams,
+    SlidingWindowUCB,
+    Thompson,
+    ThompsonParams,
+    UCB1Params,
+    Uniform,
 )
 from .population import BanditPopulation, PopulationParams
 

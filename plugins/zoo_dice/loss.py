@@ -15,7 +15,6 @@ averaged over the trained rows of the batch.
 from __future__ import annotations
 
 import torch
-
 from zoo_learner.losses import Rows, actor_critic_terms, clipped_ratios, masked_mean
 from zoo_learner.policy import boltzmann_log_probs
 from zoo_learner.shaping import SHAPINGS

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-
 from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, merge
 
 Ablation = Literal["none", "baseline", "random", "entropy"]

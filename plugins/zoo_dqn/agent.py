@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-
-from zoo import Agent
 from zoo_gohr.engine.constants import ACTIONS, BUCKETS, CELLS
 from zoo_gohr.vector.features import GohrFeatureParams, make_features
+
+from zoo import Agent
 
 from .linear import LinearQ
 from .params import LinearDQNParams

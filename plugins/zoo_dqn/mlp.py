@@ -13,11 +13,12 @@ from collections import deque
 from pathlib import Path
 
 import numpy as np
-
-from zoo import Agent, TrialContext
 from zoo_gohr.engine.constants import ACTIONS, BUCKETS, CELLS, SIDE
 
+from zoo import Agent, TrialContext
+
 from .params import MLPDQNParams
+
 
 class History:
     """Input vectors: the board, then the last n accepted moves (newest first, zeros before any)."""

@@ -51,7 +51,7 @@ class LinearDQNParams(Params):
 
 
 class MLPDQNParams(Params):
-    """The authors' later MLP DQN (IEEE Access 2024; specs/gohr-dqn.md 2.1), per trial.
+    """The authors' later MLP DQN (IEEE Access 2024; docs/algorithms/gohr-dqn.md), per trial.
 
     Double DQN with a Huber loss and RMSprop; exploration and greedy moves are masked to occupied
     cells minus the moves rejected since the last accepted one. The input is the board one-hot

@@ -12,7 +12,6 @@ detached, so each head gets the policy gradient of its own reward shaping. No en
 from __future__ import annotations
 
 import torch
-
 from zoo_learner.losses import Ratios, Rows, actor_critic_terms, clipped_ratios, dueling_q
 from zoo_learner.policy import mixture_log_probs
 from zoo_learner.shaping import SHAPINGS

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -49,7 +48,7 @@ def conformance(
 
 
 @gohr_app.command()
-def rules(rule_set: Optional[str] = typer.Argument(None, help="Only this rule set.")) -> None:
+def rules(rule_set: str | None = typer.Argument(None, help="Only this rule set.")) -> None:
     """List the rule names a spec can use."""
     from zoo.errors import did_you_mean
 

@@ -12,7 +12,8 @@ The rule's own state (active line, counters) stays hidden, as it is from a human
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium
 import numpy as np

@@ -10,7 +10,7 @@ from zoo.errors import ZooError
 from zoo.metrics import read_metrics
 from zoo.store import RunFolder
 
-#: the authors' convergence test (specs/gohr-dqn.md 2.3): over the last WINDOW episodes, errors / (moves) < SHARE
+#: the authors' convergence test (docs/algorithms/gohr-study.md): over the last WINDOW episodes, errors / (moves) < SHARE
 WINDOW, SHARE = 150, 0.0025
 
 

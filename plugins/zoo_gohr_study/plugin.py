@@ -4,7 +4,6 @@ commands, and the random legal-move player that leaderboards start from."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -43,8 +42,8 @@ def register_reporters(register):
 
 def study(
     spec: Path = typer.Argument(..., help="The study file (YAML): a base run spec and the runs that vary it."),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where runs go (default: the zoo runs folder)."),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Report folder (default: RUNS_DIR/STUDY/report)."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs go (default: the zoo runs folder)."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Report folder (default: RUNS_DIR/STUDY/report)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
 ) -> None:
     """Train every run of a study, then write the report of all of them."""

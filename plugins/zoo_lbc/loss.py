@@ -14,7 +14,6 @@ members together. No entropy term.
 from __future__ import annotations
 
 import torch
-
 from zoo_learner.losses import Rows, actor_critic_terms, clipped_ratios, dueling_q, masked_mean
 from zoo_learner.shaping import SHAPINGS
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
+from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, merge
 
 from zoo import Params
-from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, merge
 
 Ablation = Literal["none", "reduce_H", "reduce_H_and_Psi", "random_selection", "no_ucb", "no_replacement"]
 

@@ -21,7 +21,7 @@ actor's current observations, whenever the actor pulls a new version.
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from torch import nn

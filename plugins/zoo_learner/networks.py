@@ -8,7 +8,7 @@ state in without gradient, and skips the state update on rows marked invalid (le
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from torch import nn

@@ -8,7 +8,7 @@ to ``rs3``) maps those words onto these names.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

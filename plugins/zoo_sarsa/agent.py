@@ -30,7 +30,7 @@ def episode_seed(seed: int, episode: int) -> int:
 
 
 class SarsaParams(Params):
-    """SARSA(lambda) with replacing traces; defaults are specs/ale.md §4's (unverified: tune on training games)."""
+    """SARSA(lambda) with replacing traces; defaults are starting points to tune on the training games (docs/algorithms/sarsa-ale.md)."""
 
     features: dict[str, Any] = Field(description="a feature map: {type: basic|bass|disco|lsh|ram|..., ...its params}")
     alpha: float = Field(default=0.5, gt=0, le=10, description="step size before normalisation")

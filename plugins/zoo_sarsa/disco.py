@@ -1,4 +1,4 @@
-"""DISCO: Detecting Instances and Segmenting Classes of Objects (specs/ale.md §5.4).
+"""DISCO: Detecting Instances and Segmenting Classes of Objects (the ALE paper's Appendix A; docs/algorithms/sarsa-ale.md).
 
 Preprocessing (no learning), from sampled screens and the background:
 blobs are 8-connected regions of foreground pixels of one colour; blobs with identical binary shapes

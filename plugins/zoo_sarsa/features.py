@@ -1,4 +1,4 @@
-"""The ALE paper's feature sets (specs/ale.md §5) as sparse ``FeatureMap`` s over an Atari env.
+"""The ALE paper's feature sets (Section 3.1.1 and Appendix A) as sparse ``FeatureMap`` s over an Atari env.
 
 Each map has ``size`` and ``per_action = False`` (state features; SARSA keeps one weight vector per
 action) and ``active(env)``, the sorted indices of the ones. The same computation is available on a

@@ -1,4 +1,4 @@
-"""Linear SARSA(lambda) with replacing traces over sparse binary features (specs/ale.md §4).
+"""Linear SARSA(lambda) with replacing traces over sparse binary features (the ALE paper's Section 3.1).
 
 State features phi(s) get one weight per feature and action, stored feature-major (theta[i * A + a],
 so the A weights of a feature are read together); state-action features phi(s, a) share one

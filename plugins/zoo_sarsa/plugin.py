@@ -22,7 +22,7 @@ class GridParams(BackgroundParams):
 
 
 class LshParams(Params):
-    """LSH constants (specs/ale.md §5.5): l tables of k support coordinates hashed into M buckets."""
+    """LSH constants (the ALE paper's Appendix A): l tables of k support coordinates hashed into M buckets."""
 
     tables: int = Field(default=2000, ge=1, le=100_000, description="l")
     support: int = Field(default=1000, ge=1, le=100_000, description="k")
@@ -31,7 +31,7 @@ class LshParams(Params):
 
 
 class DiscoParams(Params):
-    """DISCO's preprocessing sample and tile coding (specs/ale.md §5.4 defaults)."""
+    """DISCO's preprocessing sample and tile coding (defaults: docs/algorithms/sarsa-ale.md)."""
 
     preprocessing_frames: int = Field(default=36_000, ge=1, le=10**7, description="frames sampled (the paper: 36,000)")
     preprocessing_seed: int = Field(default=0, ge=0)

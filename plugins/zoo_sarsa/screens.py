@@ -1,7 +1,7 @@
 """Screen helpers of the ALE feature sets: colour maps, tile grids and the per-pixel background.
 
 Screens are ALE palette indices (uint8 210x160, all even): the 7-bit NTSC colour is ``idx >> 1`` and
-the SECAM colour (8 values, the luminance bits) is ``(idx >> 1) & 7`` (specs/ale.md §2).
+the SECAM colour (8 values, the luminance bits) is ``(idx >> 1) & 7`` (docs/algorithms/sarsa-ale.md).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def background_mode(frames) -> np.ndarray:
 def sample_screens(ale, frames: int, seed: int, *, hold: int = 5, prefix_max: int = 200, batch: int = 256):
     """Yield batches of screens from `frames` emulator frames of play, leaving `ale`'s state as it was.
 
-    Stands in for the paper's human-then-random trajectories (specs/ale.md §5.0): each episode repeats
+    Stands in for the paper's human-then-random trajectories (docs/algorithms/sarsa-ale.md): each episode repeats
     a seeded action sequence for U{0..prefix_max} decisions, then takes uniform random decisions,
     each held for `hold` frames.
     """

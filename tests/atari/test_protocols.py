@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ale_py import ALEInterface, roms
+from zoo_atari.env import make_atari_env
+from zoo_atari.protocols import PRESETS, Protocol
 
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.spec import load_spec_text
-from zoo_atari.env import make_atari_env
-from zoo_atari.protocols import PRESETS, Protocol
 
 SPEC = """
 env: {{type: atari, game: {game}, protocol: {protocol}}}

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from zoo_atari.baseline_set import agents, baseline_sets
+from zoo_atari.report import score_row
+
 from zoo.registry import get_registry
 from zoo.report import compare, report
 from zoo.run import execute_run, prepare_run
-from zoo_atari.baseline_set import agents, baseline_sets
-from zoo_atari.report import score_row
 
 SPEC = """
 name: {name}

@@ -7,9 +7,8 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
-
-from zoo_atari import scores as S
 from zoo_atari import games
+from zoo_atari import scores as S
 
 
 def headline(table: str, column: str) -> dict[str, float]:
@@ -58,7 +57,7 @@ def test_ale_inter_algorithm_means_follow_the_papers_order():
 
 
 def test_ale_row_maxima_are_the_sarsa_scores_dqn_quotes():
-    # specs/ale.md §9: DQN's quoted "Sarsa" row equals the row maximum (learners and baselines)
+    # DQN's (Mnih et al. 2013) quoted "Sarsa" row equals the row maximum (learners and baselines)
     names = ["basic", "bass", "disco", "lsh", "ram", "random", "const", "perturb"]
     columns = [S.column("ale-scores.csv", n) for n in names]
     quoted = {"beam_rider": 996, "breakout": 5.2, "enduro": 129.1, "pong": -19, "qbert": 613.5,

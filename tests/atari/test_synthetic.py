@@ -1,4 +1,4 @@
-"""SyntheticAtari (specs/ale.md §11): ALE-like screens, RAM, rewards, clone/restore, through the registry."""
+"""SyntheticAtari (docs/atari.md): ALE-like screens, RAM, rewards, clone/restore, through the registry."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 import pytest
+from zoo_atari.synthetic import horizontal
 
 from zoo.registry import get_registry
-from zoo_atari.synthetic import horizontal
 
 
 def make(game: str, seed: int | None = 0, **params):
@@ -78,7 +78,6 @@ def test_frame_skip_sums_rewards_and_the_cap_truncates():
 
 @pytest.mark.parametrize("game", ["catch", "corridor-with-trap"])
 def test_restore_then_replay_gives_identical_screens_ram_and_rewards(game):
-    # specs/ale.md §12 test 18
     env = make(game, seed=5)
     ale, rng = env.unwrapped.ale, np.random.default_rng(0)
     for action in rng.integers(18, size=3):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from zoo_atari.env import make_atari_env, make_atari_vector_env
 from zoo_atari.protocols import PRESETS, Protocol
 

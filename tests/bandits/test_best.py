@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 import pytest
-
-from zoo.registry import get_registry
 from zoo_dice.behavior import behavior_space as dice_space
 from zoo_dice.plugin import BVA
 from zoo_learner import BehaviorSpace, Choice, Coordinate
 from zoo_learner.state import to_plain
+
+from zoo.registry import get_registry
 
 GDI_SPACE = BehaviorSpace((Coordinate("beta1", 0, 50, 1.0), Coordinate("beta2", 0, 50, 1.0),
                            Coordinate("eps", 0, 1, 0.1)), (1.0, 0.0, 1.0))

@@ -11,11 +11,11 @@ import json
 
 import numpy as np
 import pytest
+from zoo_learner import BehaviorSpace, Coordinate
+from zoo_learner.state import from_plain, to_plain
 
 from zoo import ZooError
 from zoo.registry import get_registry
-from zoo_learner import BehaviorSpace, Coordinate
-from zoo_learner.state import from_plain, to_plain
 
 SPACES = {
     "gdi": BehaviorSpace((Coordinate("beta1", 0, 50, 1.0), Coordinate("beta2", 0, 50, 1.0),

@@ -18,19 +18,19 @@ import math
 
 import numpy as np
 import pytest
+from zoo_bandits.base import top_k
+from zoo_bandits.grid import BanditCoordinates, Grid
+from zoo_bandits.population import Bandit, BanditPopulation, PopulationParams
+from zoo_bandits.smoothing import Tiles, Window
+from zoo_dice.behavior import X as DICE_X
+from zoo_learner import BehaviorSpace, Coordinate
+from zoo_learner.state import from_plain, to_plain
 
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
-from zoo_bandits.base import top_k
-from zoo_bandits.grid import BanditCoordinates, Grid
-from zoo_bandits.population import Bandit, BanditPopulation, PopulationParams
-from zoo_bandits.smoothing import Tiles, Window
-from zoo_dice.behavior import X as DICE_X
-from zoo_learner import BehaviorSpace, Choice, Coordinate
-from zoo_learner.state import from_plain, to_plain
 
 SMALL = BehaviorSpace((Coordinate("beta1", 0, 10, 1.0), Coordinate("beta2", 0, 8, 1.0), Coordinate("eps", 0, 1, 0.2)),
                       (1.0, 0.0, 1.0))

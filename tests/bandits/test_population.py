@@ -12,7 +12,6 @@ least 3x uniform's and p < 0.01 on every seed.
 import numpy as np
 import pytest
 from scipy.stats import chisquare
-
 from zoo_bandits.grid import Grid
 from zoo_bandits.population import Bandit, BanditPopulation, PopulationParams
 from zoo_bandits.smoothing import Window

@@ -13,16 +13,16 @@ import json
 import numpy as np
 import pytest
 import torch
+from toy_envs import corridor_context
+from zoo_dice.behavior import tau_of_x
+from zoo_dice.params import DiCEParams
+from zoo_dice.plugin import make_dice
 
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
-from toy_envs import corridor_context
-from zoo_dice.behavior import tau_of_x
-from zoo_dice.params import DiCEParams
-from zoo_dice.plugin import make_dice
 
 CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
 SMALL = "{type: dice, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"

@@ -5,8 +5,7 @@ import math
 import numpy as np
 import pytest
 import torch
-
-from zoo_dice.behavior import TAU_ONE, TILES, X, X_MAX, behavior_space, inverse_temperature, tau_of_x, x_of_tau
+from zoo_dice.behavior import TAU_ONE, TILES, X_MAX, X, behavior_space, inverse_temperature, tau_of_x, x_of_tau
 from zoo_dice.loss import DiCELoss
 
 

@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from zoo_dice.behavior import x_of_tau
 from zoo_dice.loss import DiCELoss, h_literal, h_symmetric, tau_scaled_log_prob
 from zoo_learner.policy import boltzmann_log_probs

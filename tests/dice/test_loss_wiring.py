@@ -5,7 +5,6 @@ symmetric), Retrace printed (sampled next Q) or textbook (E_pi Q), and the tau-s
 
 import pytest
 import torch
-
 from loss_reference import FixedNet, actor_critic, batch, gradients, h_log, leaves, softmax, taken
 from zoo_dice.behavior import x_of_tau
 from zoo_dice.loss import DiCELoss

@@ -11,7 +11,6 @@ argmax tile was within 0.09 of x = 2 in 10 of 10 seeds. Thresholds (the spec's):
 import math
 
 import numpy as np
-
 from zoo_dice.behavior import TAU_ONE, X_MAX, behavior_space, tau_of_x
 from zoo_dice.plugin import BVA, DEFAULT_CONTROLLERS
 from zoo_learner.agent import default_controller
@@ -65,7 +64,7 @@ def test_baseline_is_tau_one_and_random_is_uniform_in_x():
     assert np.allclose(taus, 1.0) and float(baseline.sample().value[0]) == TAU_ONE
     random = omega("random")
     xs = []
-    for k in range(4000):
+    for _ in range(4000):
         choice = random.sample()
         random.update(choice, 100.0 * float(choice.value[0]))  # returns that would pull an adaptive Omega up
         xs.append(float(choice.value[0]))

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 import torch
+from zoo_learner.state import to_plain
 
 from zoo.registry import get_registry
 from zoo.run import Interrupted, build_trial, prepare_run, run_unit
 from zoo.spec import load_spec_text
-from zoo_learner.state import to_plain
 
 ENV = "env: {type: gohr, rule: paper/color_match, horizon: 30}\n"
 SMALL = "num_envs: 2, batch: 2, length: 5, burn_in: 2, pull_every: 3, push_every: 2, network: {hidden: [16], lstm: 8}"

@@ -23,13 +23,13 @@ import numpy as np
 import pytest
 import torch
 from scipy.stats import kstest
+from zoo_learner.state import to_plain
 
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.run import Interrupted, build_trial, prepare_run, run_unit
 from zoo.spec import load_spec_text
-from zoo_learner.state import to_plain
 
 CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
 

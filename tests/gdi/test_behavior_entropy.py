@@ -15,14 +15,14 @@ import gymnasium
 import numpy as np
 import torch
 from gymnasium import spaces
-
-from zoo import Params
 from zoo_bandits.classic import Uniform
 from zoo_bandits.population import BanditPopulation, PopulationParams
 from zoo_gdi.builder import GDIBuilder
 from zoo_gdi.params import GDIParams
 from zoo_learner.actor import VectorActor
 from zoo_learner.networks import NetworkParams, build_network
+
+from zoo import Params
 
 
 class GreedyPays(gymnasium.Env):

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import torch
-
 from zoo_gdi.behavior import SOFTMAX, behavior_space, mixture_coefficients
 from zoo_gdi.builder import GDIBuilder
 from zoo_gdi.loss import dueling_q

@@ -5,9 +5,7 @@ App. F Eq. 9-12, Algorithms 2 and 3, Table 6). Also: H3's two heads are two netw
 
 import pytest
 import torch
-
-from loss_reference import (FixedNet, actor_critic, batch, dueling, gradients, h_log, h_pow, leaves, softmax,
-                            taken)
+from loss_reference import FixedNet, actor_critic, batch, dueling, gradients, h_log, h_pow, leaves, softmax, taken
 from zoo_gdi.builder import GDIBuilder
 from zoo_gdi.params import GDIParams
 

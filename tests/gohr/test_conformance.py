@@ -1,6 +1,5 @@
 """Replay every golden transcript of the reference server; all episodes must match."""
 from shared_data import GOLDEN, RULES_ROOT, require_shared
-
 from zoo_gohr.engine.conformance import replay_file
 
 

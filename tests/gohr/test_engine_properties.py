@@ -3,7 +3,6 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from zoo_gohr import BoardGenerator, Code, Finish, Game, load_rules
 
 SHIPPED = Path(__file__).resolve().parents[2] / "rules"

@@ -8,15 +8,14 @@ import json
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-
-from zoo.registry import get_registry
-from zoo.spec import load_spec_text
+from shared_data import GOLDEN, require_shared
 from zoo_gohr.engine.board import Board, Piece
 from zoo_gohr.engine.constants import ACTIONS
 from zoo_gohr.plugin import make_env
 from zoo_gohr.vector.layout import ObservationLayout, decode_action, encode_action
 
-from shared_data import GOLDEN, require_shared
+from zoo.registry import get_registry
+from zoo.spec import load_spec_text
 
 
 def env_for(rule: str, **board):

@@ -4,7 +4,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from zoo_gohr import RuleSyntaxError, parse_rules
 
 BAD = Path(__file__).parent / "bad_rules"

@@ -2,7 +2,6 @@
 merged plain-atom columns and Game.slot_hints."""
 
 from zoo_gohr.engine.board import Board, BoardGenerator, Piece, xy
-
 from zoo_gohr.engine.constants import LEGACY_COLORS, LEGACY_SHAPES
 from zoo_gohr.engine.game import Game
 from zoo_gohr.engine.javarandom import JavaRandom

@@ -4,7 +4,6 @@ import json
 
 import pytest
 from shared_data import GOLDEN, require_shared
-
 from zoo_gohr import BoardGenerator, JavaRandom
 from zoo_gohr.engine.conformance import generator_from_cgs_args
 

@@ -6,12 +6,7 @@ import warnings
 from functools import partial
 
 import pytest
-from gohr_vector_pairs import (
-    BOARDS,
-    assert_equivalent,
-    pair,
-    random_boards_of,
-)
+from gohr_vector_pairs import BOARDS, assert_equivalent, pair, random_boards_of
 from shared_data import GOLDEN, require_shared
 from zoo_gohr import RuleRuntimeError
 from zoo_gohr.board_sources import random_boards

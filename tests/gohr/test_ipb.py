@@ -1,6 +1,5 @@
 """Image-and-property-based objects with the two shipped IPB rule files (no transcripts exist)."""
 from shared_data import RULES_ROOT, require_shared
-
 from zoo_gohr import BoardGenerator, Code, Game, load_rules
 from zoo_gohr.engine.ipb import image_catalog, read_properties
 

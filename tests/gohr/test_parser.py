@@ -1,9 +1,7 @@
 """Hand-checked ASTs for each feature of the rule language (docs/algorithms/gohr-rules.md)."""
 import pytest
-
 from zoo_gohr import RuleSyntaxError, parse_rules
-from zoo_gohr.engine.syntax import (Atom, BinOp, Cmp, Const, ExprValue, ListE, Not, Num, PosList, Range,
-                             RuleLine, Str, Var)
+from zoo_gohr.engine.syntax import Atom, BinOp, Cmp, Const, ExprValue, ListE, Not, Num, PosList, Range, RuleLine, Var
 
 
 def atoms(text):

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from zoo_gohr import (BoardGenerator, Game, RuleRuntimeError, RuleSet, RuleSyntaxError, load_rules, nearby,
-                      parse_rules)
+from zoo_gohr import BoardGenerator, Game, RuleRuntimeError, RuleSet, RuleSyntaxError, load_rules, nearby, parse_rules
 from zoo_gohr.engine.parser import MAX_RULE_CHARS
 
 RULES = Path(__file__).resolve().parents[2] / "rules"

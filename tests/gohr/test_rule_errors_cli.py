@@ -7,9 +7,9 @@ import io
 import json
 
 import pytest
+from zoo_gohr.engine.parser import MAX_RULE_CHARS
 
 from zoo.cli import main
-from zoo_gohr.engine.parser import MAX_RULE_CHARS
 
 BAD_RULES = {  # name: (file text, "line:col" of the error, words of its message)
     "syntax": ("(*, *, *, *, [0, 1])\n(*, *, *, *, p + )\n", "2:18", "expected an expression"),

@@ -6,13 +6,13 @@ import logging
 import types
 
 import pytest
+from zoo_gohr.named_rules import rule_names
+from zoo_gohr.plugin import make_env
 
 from zoo import RuleSetEntry, hookimpl
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.spec import load_spec_text
-from zoo_gohr.named_rules import rule_names
-from zoo_gohr.plugin import make_env
 
 PAPER = ["paper/b23_then_b01", "paper/b3_then_b1", "paper/clockwise", "paper/color_match"]
 

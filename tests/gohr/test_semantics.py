@@ -1,8 +1,6 @@
 """Semantics of expressions, orders and the move-processing control flow (docs/algorithms/gohr-rules.md)."""
 import pytest
-
-from zoo_gohr import (Board, Code, Finish, Game, Piece, RuleRuntimeError, board_from_json, nearby,
-                      parse_rules, remotest)
+from zoo_gohr import Board, Code, Finish, Game, Piece, RuleRuntimeError, board_from_json, nearby, parse_rules, remotest
 from zoo_gohr.engine.compiler import EvalContext
 from zoo_gohr.engine.expressions import compile_expr
 from zoo_gohr.engine.lexer import tokenize

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-
-from zoo.features import FeatureMap
 from zoo_gohr.engine.board import Board, Piece
 from zoo_gohr.plugin import GohrEnvParams, make_env
 from zoo_gohr.vector.features import GohrPaperFeatures
+
+from zoo.features import FeatureMap
 
 # STAR RED in cell 1 (x 1, y 1) and CIRCLE YELLOW in cell 2 (x 2, y 1)
 BOARD = [Piece(0, 1, 1, "STAR", "RED"), Piece(1, 2, 1, "CIRCLE", "YELLOW")]

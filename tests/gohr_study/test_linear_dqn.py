@@ -12,16 +12,16 @@ import json
 import numpy as np
 import pytest
 import torch
-
-from zoo import AgentEntry
-from zoo.agent import TrialContext
-from zoo.metrics import MetricLogger
-from zoo.registry import get_registry
 from zoo_dqn.agent import LinearDQNAgent
 from zoo_dqn.linear import LinearQ
 from zoo_dqn.params import LinearDQNParams
 from zoo_gohr.plugin import GohrEnvParams, make_env
 from zoo_gohr.vector.features import GohrPaperFeatures
+
+from zoo import AgentEntry
+from zoo.agent import TrialContext
+from zoo.metrics import MetricLogger
+from zoo.registry import get_registry
 
 
 def _contexts(tmp_path, seeds, rule="paper/b3_then_b1"):

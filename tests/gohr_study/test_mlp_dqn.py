@@ -6,13 +6,13 @@ import json
 
 import numpy as np
 import pytest
-
-from zoo.agent import TrialContext
-from zoo.metrics import MetricLogger
 from zoo_dqn.mlp import History, MLPDQNAgent
 from zoo_dqn.params import MLPDQNParams
 from zoo_gohr.plugin import GohrEnvParams, make_env
 from zoo_gohr.vector.layout import ObservationLayout
+
+from zoo.agent import TrialContext
+from zoo.metrics import MetricLogger
 
 SMALL = dict(hidden=[32], replay_size=200, batch_size=16, history=2)
 

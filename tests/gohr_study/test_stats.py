@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+from zoo_gohr_study.errors import converged
 
 from zoo.stats.bands import median_bands
 from zoo.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, u_test_matrix, win_counts
-from zoo_gohr_study.errors import converged
 
 
 def test_median_bands_match_a_plain_row_bootstrap():

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from zoo_gohr_study.study import load_study, merged
 
 from zoo.cli import main
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo_gohr_study.study import load_study, merged
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = {

@@ -10,15 +10,15 @@ import json
 import numpy as np
 import pytest
 import torch
-
 from toy_envs import corridor_context
+from zoo_lbc.params import LBCParams
+from zoo_lbc.plugin import make_lbc
+
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
-from zoo_lbc.params import LBCParams
-from zoo_lbc.plugin import make_lbc
 
 CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
 SMALL = "{type: lbc, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"

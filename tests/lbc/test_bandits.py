@@ -10,7 +10,6 @@ the spec's thresholds (return >= 2x the random-selection mean 3.2, mean omega_1 
 
 import numpy as np
 import pytest
-
 from zoo_lbc.bandits import UCBBandit, VotingParams, VotingPopulation, vote
 from zoo_lbc.behavior import behavior_space
 from zoo_learner import BehaviorSpace, Coordinate
@@ -48,7 +47,7 @@ def test_replacement_every_50_updates():
     assert all(0.5 <= b.c <= 1.5 for b in bandits)
     assert sorted(b.N.sum() for b in bandits)[-1] == 150  # a bandit never replaced saw every update
     fresh = VotingPopulation(VotingParams(), ARMS, np.random.default_rng(0))
-    for k in range(50):
+    for _ in range(50):
         fresh.update(fresh.sample(), 1.0)
     assert sorted(b.N.sum() for b in fresh.populations[0]) == [0] + [50] * 6  # the new one starts empty
 
@@ -76,7 +75,6 @@ def test_stationary_and_reversed_arms():
 def toy_episode(psi, rng, advantages):
     """H = 10 steps of a 4-action problem whose reward is 1 for action 0, acting with mu_psi of frozen members."""
     import torch
-
     from zoo_lbc.behavior import hybrid_log_probs
 
     mu = hybrid_log_probs(advantages, torch.as_tensor(psi, dtype=torch.float64).unsqueeze(0)).exp()[0].numpy()

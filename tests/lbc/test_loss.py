@@ -4,9 +4,7 @@ mixture mu; the total is sum_i xi L_V + alpha L_Q + beta L_pi (LBC Section 5.1.2
 
 import pytest
 import torch
-
-from loss_reference import (FixedNet, actor_critic, batch, dueling, gradients, h_log, leaves, rs1, rs3, softmax,
-                            taken)
+from loss_reference import FixedNet, actor_critic, batch, dueling, gradients, h_log, leaves, rs1, rs3, softmax, taken
 from zoo_lbc.loss import LBCLoss
 
 MEMBERS = [(0.9, "rs1", rs1), (0.5, "rs2", h_log), (0.99, "rs3", rs3)]  # gammas far apart, so each one counts

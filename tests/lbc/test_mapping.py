@@ -4,7 +4,6 @@ import math
 
 import pytest
 import torch
-
 from zoo_lbc.behavior import behavior_space, hybrid_log_probs, normalized_weights
 from zoo_lbc.shaping import rs1, rs2, rs3
 

@@ -2,7 +2,6 @@
 
 import gymnasium
 import pytest
-
 from learner_stubs import CountingEnv
 
 

@@ -3,11 +3,9 @@
 import gymnasium
 import numpy as np
 import torch
-
+from learner_stubs import PixelEnv, RecordingController
 from zoo_learner.actor import VectorActor
 from zoo_learner.networks import NetworkParams, build_network, scale_obs
-
-from learner_stubs import PixelEnv, RecordingController
 
 
 def make_actor(envs, sink, burn_in=2, length=3, pull_every=1000, controllers=None, server=None):

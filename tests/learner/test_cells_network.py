@@ -4,7 +4,6 @@ import re
 
 import pytest
 import torch
-
 from zoo_learner.networks import CellsRecurrentNet, NetworkParams, build_network
 
 GOHR_OBS, GOHR_ACTIONS = 368, 144  # 36 cells x (4 shapes + 4 colors), then 80 global features; 36 x 4 buckets

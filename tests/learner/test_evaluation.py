@@ -5,13 +5,13 @@ import json
 
 import pytest
 import torch
+from zoo_learner.state import to_plain
 
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
-from zoo_learner.state import to_plain
 
 SMALL = "num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
 

@@ -5,16 +5,15 @@ checkpoint rebuilds it."""
 import gymnasium
 import pytest
 import torch
+from learner_stubs import PixelEnv, RecordingController
 from torch.ao.nn.quantized import dynamic as quantized
-
-from zoo.registry import get_registry
-from zoo.run import build_trial
-from zoo.spec import load_spec_text
 from zoo_learner.actor import VectorActor
 from zoo_learner.inference import Int8ConvStack, acting_network
 from zoo_learner.networks import NetworkParams, build_network, scale_obs
 
-from learner_stubs import PixelEnv, RecordingController
+from zoo.registry import get_registry
+from zoo.run import build_trial
+from zoo.spec import load_spec_text
 
 PARAMS = NetworkParams(torso="minatar", embedding=64, lstm=16)
 

@@ -4,7 +4,6 @@ import math
 
 import pytest
 import torch
-
 from zoo_learner.policy import boltzmann_log_probs, mixture_log_probs
 from zoo_learner.shaping import h_log, h_pow
 

@@ -4,7 +4,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from zoo_learner.replay import FIELDS, SequenceReplay
 
 

@@ -6,13 +6,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
-
 from toy_envs import corridor_context
-from zoo.registry import get_registry
 from zoo_gdi.params import GDIParams
 from zoo_learner.builder import planned_updates
 from zoo_learner.learner import Learner, ParameterServer
 from zoo_learner.params import OptimizerParams, SubstrateParams
+
+from zoo.registry import get_registry
 
 
 def learner(planned, **optimizer):

@@ -4,7 +4,6 @@ from typing import get_args
 
 import pytest
 import torch
-
 from zoo_dice.loss import h_literal
 from zoo_dice.params import REWARD_SHAPES, DiCEParams
 from zoo_lbc.params import SHAPING_NAMES, MemberParams

@@ -1,7 +1,6 @@
 """V-trace, Retrace and the policy-gradient advantage against hand-computed values and slow reference loops."""
 
 import torch
-
 from zoo_learner.targets import pg_advantage, retrace, retrace_expected, vtrace
 
 V = torch.tensor([1.0, 2.0, 3.0])

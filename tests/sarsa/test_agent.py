@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import gymnasium
 import numpy as np
 import pytest
+from zoo_sarsa.agent import SarsaAgent, SarsaParams
 
 from zoo import FeatureEntry, NoParams, hookimpl
 from zoo.agent import TrialContext
@@ -17,7 +18,6 @@ from zoo.registry import get_registry
 from zoo.report import report
 from zoo.run import execute_run, prepare_run
 from zoo.store import RunFolder
-from zoo_sarsa.agent import SarsaAgent, SarsaParams
 
 
 class Corridor(gymnasium.Env):

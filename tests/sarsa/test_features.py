@@ -1,10 +1,9 @@
-"""The ALE feature sets on synthetic screens and RAM with known answers (specs/ale.md §12, tests 1-8)."""
+"""The ALE feature sets on synthetic screens and RAM with known answers (docs/algorithms/sarsa-ale.md)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from zoo_sarsa.disco import DiscoFeatures, discover_classes, shape_of
 from zoo_sarsa.features import BasicFeatures, BassFeatures, LshFeatures, RamFeatures
 from zoo_sarsa.pairs import pair_index, pairs_size, with_pairs

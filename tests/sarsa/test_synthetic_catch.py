@@ -1,4 +1,4 @@
-"""specs/ale.md §12 test 13: SARSA(lambda) with Basic features, and with RAM features, on SyntheticAtari
+"""SARSA(lambda) with Basic features, and with RAM features, on SyntheticAtari
 Catch beats the random agent by at least 3 standard errors after 200 training episodes.
 
 The shipped specs run as they are: 3 trials of 200 training episodes, 100 evaluation episodes each;

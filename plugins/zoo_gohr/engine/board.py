@@ -69,7 +69,7 @@ class Piece:
         self.key = (self.pos, image, tuple(sorted(self.props.items(), key=str)))
 
     @classmethod
-    def plain(cls, id, pos: int, shape: str, color: str) -> "Piece":
+    def plain(cls, id, pos: int, shape: str, color: str) -> Piece:
         """The piece ``Piece(id, *xy(pos), shape, color)`` for upper-case names, built from cached parts
         (the generator makes one per piece of every board)."""
         parts = _PLAIN.get((shape, color))

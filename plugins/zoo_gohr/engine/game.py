@@ -303,7 +303,7 @@ class Game:
         out = [self._pieces[j].to_json(_bits(self._hint[j])) for j in self._alive]
         return sorted(out, key=lambda d: (str(type(d["id"])), d["id"]))
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         """An independent snapshot of this episode."""
         g = object.__new__(Game)
         g.__dict__.update(self.__dict__)

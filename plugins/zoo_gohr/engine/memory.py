@@ -85,7 +85,7 @@ class Memory:
         self._pieces.clear()
         self._buckets.clear()
 
-    def copy(self) -> "Memory":
+    def copy(self) -> Memory:
         m = Memory()
         m.p, m._last = self.p, self._last
         m._by = {k: dict(d) for k, d in self._by.items()}

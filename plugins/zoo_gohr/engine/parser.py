@@ -9,8 +9,7 @@ from .errors import RuleSyntaxError
 from .lexer import EOL, ID, NUM, OP, STR, Tok, tokenize
 from .orders import BUILTIN_ORDER_NAMES
 from .ruleset import RuleSet
-from .syntax import (Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, Num, PosList, Range,
-                     RuleLine, Str, Value, Var)
+from .syntax import Atom, BinOp, Cmp, Const, Expr, ExprValue, ListE, Not, Num, PosList, Range, RuleLine, Str, Value, Var
 
 _CMP = ("==", "!=", "<", "<=", ">", ">=")
 _INT_MAX = 2**31 - 1

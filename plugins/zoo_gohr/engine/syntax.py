@@ -6,7 +6,6 @@ so tests can compare trees built by hand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 Loc = tuple[int, int]
 _NOLOC: Loc = (0, 0)
@@ -43,7 +42,7 @@ class Var:
 @dataclass(frozen=True)
 class ListE:
     """``[e1, e2, ...]``: the union of the element sets."""
-    items: tuple["Expr", ...]
+    items: tuple[Expr, ...]
     loc: Loc = _loc()
 
 
@@ -51,8 +50,8 @@ class ListE:
 class BinOp:
     """Arithmetic ``+ - * / %`` over the cross product of two sets."""
     op: str
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
     loc: Loc = _loc()
 
 
@@ -60,18 +59,18 @@ class BinOp:
 class Cmp:
     """A comparison ``== != < <= > >=``; ``{1}`` if some pair satisfies it."""
     op: str
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
     loc: Loc = _loc()
 
 
 @dataclass(frozen=True)
 class Not:
-    operand: "Expr"
+    operand: Expr
     loc: Loc = _loc()
 
 
-Expr = Union[Num, Str, Var, ListE, BinOp, Cmp, Not]
+Expr = Num | Str | Var | ListE | BinOp | Cmp | Not
 
 
 # ---------------------------------------------------------------- atom fields
@@ -94,7 +93,7 @@ class ExprValue:
     expr: Expr
 
 
-Value = Union[Const, Range, ExprValue]
+Value = Const | Range | ExprValue
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ S+C boards, are played in numpy by :class:`TableGames`; anything else by one :cl
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium
 import numpy as np
