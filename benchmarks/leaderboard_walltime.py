@@ -62,10 +62,10 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-
-    from zoo.registry import get_registry
     from zoo_gohr_study.leaderboard.board import load_board
     from zoo_gohr_study.leaderboard.cells import cell_state, run_cell
+
+    from zoo.registry import get_registry
 
     torch.set_num_threads(1)
     registry = get_registry()

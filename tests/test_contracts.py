@@ -11,12 +11,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from toy_envs import corridor_context
 
 from zoo import BehaviorSpace, BestRegion, Choice, Coordinate, MetaController
 from zoo.metrics import read_metrics
 from zoo.registry import get_registry
-
-from toy_envs import corridor_context
 
 SPACE = BehaviorSpace((Coordinate("beta", 0.0, 4.0, 1.0), Coordinate("eps", 0.0, 1.0, 0.25)), default=(1.0, 0.5))
 

@@ -2,8 +2,8 @@
 
 The convention (docs/index.md, "How these pages are tested"):
 
-* a ``yaml`` block is a run spec or a study file (``base`` and ``runs``), validated against the
-  installed plugins; ``<!-- file: NAME -->`` just above it also writes it to NAME in the scratch folder;
+* a ``yaml`` block is a run spec or a document that ``zoo validate`` recognises (a study, a board),
+  validated against the installed plugins; ``<!-- file: NAME -->`` just above it also writes it to NAME in the scratch folder;
 * the ``$ zoo ...`` lines of a ``console`` block run in that scratch folder and must succeed; pages
   run in the order of the site's navigation and share the folder, so a page may read an earlier
   page's runs;
@@ -28,6 +28,7 @@ import pytest
 import typer
 import yaml
 
+from zoo.documents import document_kind, validate_file
 from zoo.registry import Registry
 from zoo.spec import load_spec_text
 
@@ -154,14 +155,12 @@ def test_every_block_follows_the_convention():
 @pytest.mark.parametrize("block", checked_blocks("yaml"), ids=lambda block: block.where)
 def test_the_yaml_blocks_validate(block, registry, tmp_path):
     data = yaml.safe_load(block.text)
-    assert isinstance(data, dict), f"{block.where}: a spec or a study is a mapping"
-    if {"base", "runs"} <= data.keys():
-        from zoo_gohr_study.study import load_study
-
-        path = tmp_path / "study.yaml"
+    assert isinstance(data, dict), f"{block.where}: a spec, a study or a board is a mapping"
+    kind = document_kind(data, registry)
+    if kind is not None:  # a study, a board: what `zoo validate` recognises by its keys
+        path = tmp_path / "document.yaml"
         path.write_text(block.text, encoding="utf-8")
-        study, texts = load_study(path, registry)
-        assert set(texts) == set(data["runs"])
+        assert validate_file(path, registry).startswith(f"{kind.name}: ")
     else:
         spec = load_spec_text(block.text, registry, source=block.where)
         assert (spec.env.type, spec.agent.type) == (data["env"]["type"], data["agent"]["type"])
@@ -188,6 +187,7 @@ def test_the_console_commands_run(tmp_path, zoo_cli_with):
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     (scratch / "examples").symlink_to(ROOT / "examples")
+    (scratch / "leaderboards").symlink_to(ROOT / "leaderboards")
     zoo = zoo_cli_with(ZOO_RUNS_DIR=str(scratch / "runs"))
     ran = []
     for page in pages():

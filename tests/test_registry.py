@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import types
+from collections.abc import Callable
 from importlib import metadata
-from typing import Callable
 
 import pytest
 from pydantic import Field

@@ -20,7 +20,6 @@ from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.spec import SpecBase, load_spec, load_spec_text, run_name
 
-
 SOURCE = "fuzz.yaml"
 #: the problems that concern a whole file and so have no line
 FILE_LEVEL = ("the document is empty", "file is larger than")

@@ -11,7 +11,16 @@ import pytest
 from gymnasium import spaces
 
 from zoo import (
-    Agent, AgentEntry, BehaviorSpace, Choice, Coordinate, DocumentEntry, EnvEntry, MetaControllerEntry, Params, ZooError,
+    Agent,
+    AgentEntry,
+    BehaviorSpace,
+    Choice,
+    Coordinate,
+    DocumentEntry,
+    EnvEntry,
+    MetaControllerEntry,
+    Params,
+    ZooError,
     hookimpl,
 )
 from zoo.cli import main

@@ -7,8 +7,16 @@ substrate types, such as :class:`zoo.substrate.AgentBuilder`, live in :mod:`zoo.
 
 from .agent import Agent, TrialContext
 from .entries import (
-    AgentEntry, DocumentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, NoParams, Params, ReporterEntry,
-    RuleSetEntry, seeded_env,
+    AgentEntry,
+    DocumentEntry,
+    EnvEntry,
+    FeatureEntry,
+    MetaControllerEntry,
+    NoParams,
+    Params,
+    ReporterEntry,
+    RuleSetEntry,
+    seeded_env,
 )
 from .errors import ZooError
 from .hookspecs import hookimpl

@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     import typer
 
     from .entries import (
-        AgentEntry, DocumentEntry, EnvEntry, FeatureEntry, MetaControllerEntry, ReporterEntry, RuleSetEntry,
+        AgentEntry,
+        DocumentEntry,
+        EnvEntry,
+        FeatureEntry,
+        MetaControllerEntry,
+        ReporterEntry,
+        RuleSetEntry,
     )
 
 PROJECT = "zoo"

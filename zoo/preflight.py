@@ -8,8 +8,9 @@ any exception into one line naming the block, its entry and the plugin that regi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from .agent import TrialContext
 from .entries import Entry

@@ -27,7 +27,14 @@ import pluggy
 
 from . import hookspecs
 from .entries import (
-    AgentEntry, DocumentEntry, Entry, EnvEntry, FeatureEntry, MetaControllerEntry, ReporterEntry, RuleSetEntry,
+    AgentEntry,
+    DocumentEntry,
+    Entry,
+    EnvEntry,
+    FeatureEntry,
+    MetaControllerEntry,
+    ReporterEntry,
+    RuleSetEntry,
 )
 from .entry_checks import entry_problem, hook_lint
 from .errors import ZooError, did_you_mean

@@ -12,11 +12,12 @@ import tempfile
 import threading
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, wait, FIRST_COMPLETED
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
@@ -28,9 +29,7 @@ from .preflight import blame_context, build_error
 from .registry import Registry, get_registry
 from .seeding import load_rng_state, save_rng_state, seed_everything
 from .spec import SpecBase, parse_spec, run_name
-from .store import (
-    RunFolder, atomic_write_json, create_run_folder, iter_checkpoints, now, read_json,
-)
+from .store import RunFolder, atomic_write_json, create_run_folder, iter_checkpoints, now, read_json
 from .yamlio import load_file
 
 RESOLVED_SPEC = "spec.yaml"
@@ -293,7 +292,7 @@ def _next_multiple(value: int, unit: int) -> int:
     return (value // unit + 1) * unit
 
 
-def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: "_Progress | None" = None) -> Path:
+def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: _Progress | None = None) -> Path:
     """Write a checkpoint aside, mark it complete, rename it into place, and prune old ones."""
     progress = progress or _Progress(agent, "steps", batched=False)
     root.mkdir(parents=True, exist_ok=True)
@@ -368,7 +367,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _run_parallel(folder: RunFolder, units: list[list[int]], workers: int, stop: "_StopFlag", bar: "_ProgressBar") -> None:
+def _run_parallel(folder: RunFolder, units: list[list[int]], workers: int, stop: _StopFlag, bar: _ProgressBar) -> None:
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -468,7 +467,14 @@ class _ProgressBar:
     def __enter__(self):
         if self.enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self._progress = Progress(
                 TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),

@@ -16,8 +16,9 @@ runs the rest. This module does not import torch.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -156,11 +157,11 @@ class RecurrentNetwork(Protocol):
 
     state_size: int
 
-    def initial_state(self, batch: int) -> "torch.Tensor": ...
+    def initial_state(self, batch: int) -> torch.Tensor: ...
 
-    def step(self, obs: "torch.Tensor", state: "torch.Tensor") -> Any: ...
+    def step(self, obs: torch.Tensor, state: torch.Tensor) -> Any: ...
 
-    def unroll(self, obs: "torch.Tensor", state: "torch.Tensor", valid: "torch.Tensor", burn_in: int) -> Any: ...
+    def unroll(self, obs: torch.Tensor, state: torch.Tensor, valid: torch.Tensor, burn_in: int) -> Any: ...
 
 
 #: ``(adv (n, heads, A), value (n, heads), behavior (n, k)) -> log behavior probabilities (n, A)``:

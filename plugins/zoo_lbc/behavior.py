@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 
 import torch
+from zoo_learner.policy import boltzmann_log_probs
 
 from zoo import BehaviorSpace, Coordinate
-from zoo_learner.policy import boltzmann_log_probs
 
 TAU_ONE = math.log(2.0)
 

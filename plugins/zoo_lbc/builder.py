@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from zoo import BehaviorSpace
 from zoo_learner.networks import build_network
+
+from zoo import BehaviorSpace
 
 from .behavior import behavior_space
 from .loss import LBCLoss

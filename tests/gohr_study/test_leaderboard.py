@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from zoo_gohr_study.leaderboard import random_player
+from zoo_gohr_study.leaderboard.board import load_board
+from zoo_gohr_study.leaderboard.cells import cell_state
 
 from zoo.cli import main
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo_gohr_study.leaderboard import random_player
-from zoo_gohr_study.leaderboard.board import load_board
-from zoo_gohr_study.leaderboard.cells import cell_state
 
 BOARD = {
     "name": "tiny",

@@ -6,11 +6,17 @@ import math
 
 import numpy as np
 import pytest
+from zoo_gohr_study.leaderboard.scoring import (
+    Cell,
+    cell_summary,
+    median_interval,
+    p_fewer_errors,
+    pooled_counts,
+    rule_comparisons,
+    tournament,
+)
 
 from zoo.stats.ranking import win_counts
-from zoo_gohr_study.leaderboard.scoring import (
-    Cell, cell_summary, median_interval, p_fewer_errors, pooled_counts, rule_comparisons, tournament,
-)
 
 # three agents of known skill on two rules: good < mid < bad in errors on both
 RULE_1 = {"good": np.array([1.0, 2.0]), "mid": np.array([3.0, 4.0]), "bad": np.array([5.0, 6.0])}

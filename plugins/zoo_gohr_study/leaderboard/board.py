@@ -32,7 +32,7 @@ from zoo import __version__
 from zoo.errors import Problem, SpecError, did_you_mean
 from zoo.registry import Registry
 from zoo.spec import SpecBase, parse_spec
-from zoo.yamlio import LocatedDocument, Loc, load_file
+from zoo.yamlio import Loc, LocatedDocument, load_file
 
 from ..study import merged
 

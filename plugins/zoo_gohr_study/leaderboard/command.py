@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -38,8 +37,8 @@ def _extra_agents(values: list[str]) -> dict:
 
 def leaderboard(
     board: Path = typer.Argument(..., help="The board file (YAML): agents, rules, budget, trials, metrics."),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where cell runs go (default: the zoo runs folder)."),
-    output: Optional[Path] = typer.Option(None, "-o", "--output",
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where cell runs go (default: the zoo runs folder)."),
+    output: Path | None = typer.Option(None, "-o", "--output",
                                           help="Folder of the published board (default: RUNS_DIR/leaderboards/NAME)."),
     agents: list[str] = typer.Option([], "--agent", help="Add a column: LABEL=FILE, FILE holding an agent block."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the cells and which are cached; run nothing."),
