@@ -6,7 +6,8 @@
     game.allowed_buckets()                            # {piece id: [buckets]}
     game.move(piece_id, bucket)                       # MoveResult(code, accepted, finish)
 
-``zoo_gohr.conformance.replay_file`` replays the reference server's transcripts.
+``zoo_gohr.conformance.replay_file`` replays the reference server's transcripts. Importing the package
+registers the gymnasium ids ``GOHR/...`` (``zoo_gohr.registration``).
 """
 from .board import (LEGACY_COLORS, LEGACY_SHAPES, Board, BoardGenerator, Piece, board_from_json,
                     nearby, remotest)
@@ -15,7 +16,10 @@ from .game import Code, Finish, Game, MoveResult
 from .ipb import image_catalog, read_properties
 from .javarandom import JavaRandom
 from .parser import load_rules, parse_rules
+from .registration import register_envs as _register_gymnasium_ids
 from .ruleset import RuleSet
+
+_register_gymnasium_ids()
 
 __all__ = [
     "Board", "BoardGenerator", "Code", "Finish", "Game", "JavaRandom", "LEGACY_COLORS",
