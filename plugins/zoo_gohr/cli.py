@@ -147,3 +147,13 @@ def _ask(console, prompt: str) -> str | None:
 
 def _summary(console, moves: int, errors: int) -> None:
     console.print(f"\n{moves} moves, {errors} errors")
+
+
+def _register_web_commands() -> None:
+    from .web.commands import human_runs, serve
+
+    gohr_app.command("serve")(serve)
+    gohr_app.command("human-runs")(human_runs)
+
+
+_register_web_commands()
