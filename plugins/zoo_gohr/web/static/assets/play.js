@@ -13,8 +13,9 @@ const SHAPES = {
 function pieceSvg(piece) {
   const shape = SHAPES[piece.shape] || '<rect x="6" y="6" width="32" height="32" rx="8"/>';
   const fill = COLORS[piece.color] || "#999";
-  return `<svg class="piece" viewBox="0 0 44 44" draggable="true" data-id="${piece.id}" id="piece-${piece.id}"
-    aria-label="${piece.color} ${piece.shape}"><g fill="${fill}" stroke="#000" stroke-width="1">${shape}</g></svg>`;
+  return `<div class="piece" draggable="true" data-id="${piece.id}" id="piece-${piece.id}"
+    aria-label="${piece.color} ${piece.shape}"><svg viewBox="0 0 44 44">
+    <g fill="${fill}" stroke="#000" stroke-width="1">${shape}</g></svg></div>`;
 }
 
 function drawBoard(state) {
@@ -30,8 +31,8 @@ function drawBoard(state) {
       board.appendChild(cell);
     }
   }
-  for (const svg of board.querySelectorAll(".piece")) {
-    svg.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", svg.dataset.id));
+  for (const piece of board.querySelectorAll(".piece")) {
+    piece.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", piece.dataset.id));
   }
 }
 
@@ -50,12 +51,14 @@ function feedback(text, verdict) {
 }
 
 async function send(piece, bucket) {
+  feedback("…", "");
   const reply = await fetch("/api/move", {
     method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ piece, bucket }),
   });
   const data = await reply.json();
   if (!reply.ok) { feedback(data.error, "denied"); return; }
+  if (data.state.finished) { location.assign("/done"); return; }
   const target = document.getElementById(`bucket-${bucket}`);
   target.classList.remove("accepted", "denied");
   target.classList.add(data.accepted ? "accepted" : "denied");
