@@ -82,8 +82,11 @@ def play(
     boards: int = typer.Option(3, min=1, help="How many boards to play."),
     pieces: int = typer.Option(9, min=1, max=36, help="Pieces per board."),
     reveal: bool = typer.Option(False, help="Show the rule when the game ends."),
+    agent: Optional[Path] = typer.Option(None, "--agent", help="Watch the agent of this GOHR run play instead "
+                                         "(on the run's board settings; --boards and --seed apply)."),
+    delay: float = typer.Option(0.5, min=0, help="With --agent: seconds between moves."),
 ) -> None:
-    """Play a hidden rule in the terminal: type a cell and a bucket, e.g. '14 2'."""
+    """Play a hidden rule in the terminal: type a cell and a bucket, e.g. '14 2' (or watch a trained agent)."""
     from rich.console import Console
 
     from .boards import random_boards
@@ -92,16 +95,21 @@ def play(
     from .errors import RuleSyntaxError
     from .game import Code, Finish, Game
     from .rulesets import load_named_rules, resolve_rule
+    from .terminal import legend, watch_agent
 
     try:
         parsed = load_named_rules(rule)
     except (RuleSyntaxError, ValueError) as exc:
         raise ZooError(str(exc)) from None
     console = Console(highlight=False)
+    console.print(legend())
+    if agent is not None:
+        returns = watch_agent(agent, rule, boards=boards, seed=seed, delay=delay, console=console)
+        console.print(f"\n{len(returns)} boards, {-sum(returns):g} errors")
+        return
     stream = random_boards(seed, min_objects=pieces, max_objects=pieces, min_shapes=0, max_shapes=0,
                            min_colors=0, max_colors=0, shapes=LEGACY_SHAPES, colors=LEGACY_COLORS)
-    console.print("Clear each board. Buckets: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left.")
-    console.print("A move is 'CELL BUCKET' (cells 1..36, 1 bottom-left, 36 top-right); 'q' quits.")
+    console.print("Clear each board. A move is 'CELL BUCKET', e.g. '14 2'; 'q' quits.")
     total_errors = total_moves = 0
     for number in range(1, boards + 1):
         game = Game(parsed, stream.next_board())
