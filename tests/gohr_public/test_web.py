@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from gohr_web import experiment, play_everything
 from zoo.cli import main
+from zoo.errors import ZooError
 from zoo_gohr.conformance import replay_file
 from zoo_gohr.rulesets import resolve_rule
 from zoo_gohr.web.app import MAX_BODY, create_app
@@ -202,3 +203,44 @@ def test_importing_the_plugin_loads_no_web_stack():
     code = ("import sys, zoo_gohr; from zoo.registry import get_registry; get_registry(); "
             "print(sorted({'starlette', 'uvicorn', 'PIL', 'moviepy'} & set(sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_a_store_refuses_a_changed_rule_under_the_same_name(tmp_path):
+    rule = tmp_path / "mine.txt"
+    rule.write_text("(*, *, *, *, [0])\n")
+    experiment(tmp_path / "store", rules=(str(rule),))
+    assert (tmp_path / "store/rules/file/mine.txt").read_text() == rule.read_text()
+    rule.write_text("(*, *, *, *, [1])\n")
+    with pytest.raises(ZooError, match="already holds a different rule"):
+        experiment(tmp_path / "store", rules=(str(rule),))
+
+
+def test_zoo_gohr_serve_serves_on_loopback(tmp_path):
+    import os
+    import signal
+    import socket
+    import time
+
+    import httpx2
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "zoo.cli", "gohr", "serve", "paper/clockwise", "--port", str(port),
+                               "--store", str(tmp_path / "store")], stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "OMP_NUM_THREADS": "1"})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = httpx2.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx2.TransportError:
+                assert time.monotonic() < deadline and server.poll() is None, server.stderr.read()
+                time.sleep(0.2)
+        assert page.status_code == 200 and 'action="/start"' in page.text
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+    assert f"at http://127.0.0.1:{port}/" in server.stderr.read()  # the default host is loopback
+    assert (tmp_path / "store/rules/paper/clockwise.txt").exists()
