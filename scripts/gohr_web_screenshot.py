@@ -53,7 +53,8 @@ def main() -> None:
             page.wait_for_selector("#board .piece")
             for bucket in (1, 1):  # clockwise: the first move is accepted anywhere, the same bucket again is not
                 page.locator("#board .piece").first.drag_to(page.locator(f"#bucket-{bucket}"))
-                page.wait_for_function("() => /^(Accepted|Not accepted)/.test(document.getElementById('feedback').textContent)")
+                page.wait_for_function("() => /^(Accepted|Not accepted)/"
+                                       ".test(document.getElementById('feedback').textContent)")
             page.screenshot(path=args.out / "play.png")
             browser.close()
         server.should_exit = True

@@ -40,7 +40,8 @@ def named_rules() -> dict[str, str]:
         for path in sorted((root / folder).glob("*.txt")):
             env_id = f"{NAMESPACE}/{env_name(path.stem)}-v0"
             if env_id in ids:
-                raise RuntimeError(f"two GOHR rules map to the gymnasium id {env_id}: {ids[env_id]} and {prefix}/{path.stem}")
+                raise RuntimeError(f"two GOHR rules map to the gymnasium id {env_id}: "
+                                   f"{ids[env_id]} and {prefix}/{path.stem}")
             ids[env_id] = f"{prefix}/{path.stem}"
     return ids
 
@@ -61,8 +62,8 @@ def _params(rule: str | None, horizon: int, board: dict[str, Any] | None, board_
         raise ValueError(f"GOHR env: {problems}") from None
 
 
-def make_env(rule: str | None = None, horizon: int = 100, board: dict[str, Any] | None = None, render_mode: str | None = None,
-             **board_settings: Any):
+def make_env(rule: str | None = None, horizon: int = 100, board: dict[str, Any] | None = None,
+             render_mode: str | None = None, **board_settings: Any):
     """The :class:`~zoo_gohr.env.GohrEnv` of a rule (``entry_point`` of every GOHR id)."""
     from .env import GohrEnv
     from .plugin import board_source

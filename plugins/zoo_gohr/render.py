@@ -90,7 +90,8 @@ def board_image(pieces: list[Piece], last: LastMove | None = None) -> np.ndarray
         draw.text((cx - CELL / 2 + 3, cy - CELL / 2 + 2), str(pos), fill=LABEL, font=SMALL)
     for bucket in range(4):
         left, top, right, bottom = bucket_box(bucket)
-        draw.rounded_rectangle((left, top, right, bottom), radius=8, fill=(235, 228, 210), outline=(120, 100, 70), width=2)
+        draw.rounded_rectangle((left, top, right, bottom), radius=8, fill=(235, 228, 210), outline=(120, 100, 70),
+                               width=2)
         draw.text((left + 6, top + 3), str(bucket), fill=(120, 100, 70), font=LARGE)
     if last is not None:  # under the pieces, so that it hides none
         draw.line([cell_center(last.piece.pos), _center(bucket_box(last.bucket))],

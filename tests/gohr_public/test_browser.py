@@ -46,8 +46,8 @@ def test_a_player_drags_pieces_in_chromium_and_the_transcript_replays(tmp_path):
             while "/done" not in page.url:
                 page.wait_for_selector("#board .piece")
                 page.locator("#board .piece").first.drag_to(page.locator(f"#bucket-{bucket}"))
-                page.wait_for_function("() => location.pathname === '/done' || "
-                                       "/^(Accepted|Not accepted)/.test(document.getElementById('feedback').textContent)")
+                page.wait_for_function("() => location.pathname === '/done' || /^(Accepted|Not accepted)/"
+                                       ".test(document.getElementById('feedback').textContent)")
                 moves += 1
                 if "/done" in page.url:  # the last move cleared the last board
                     break

@@ -179,8 +179,8 @@ def test_rule_and_trial_lists(tmp_path):
     assert [(s.rule, s.boards, s.board_ranges) for s in stages] == [
         ("paper/clockwise", 3, (6, 6, 4, 4, 4, 4)), ("paper/color_match", 2, (6, 6, 4, 4, 4, 4))]
     trials = tmp_path / "trials.csv"
-    trials.write_text("rule_id,max_boards,min_points,min_objects,max_objects,min_shapes,max_shapes,min_colors,max_colors\n"
-                      "paper/clockwise,4,2,4,6,3,4,2,4\n")
+    trials.write_text("rule_id,max_boards,min_points,min_objects,max_objects,min_shapes,max_shapes,min_colors,"
+                      "max_colors\npaper/clockwise,4,2,4,6,3,4,2,4\n")
     [stage] = read_trial_list(trials, max_moves=100)
     assert (stage.rule, stage.boards, stage.board_ranges, stage.cgs_board_args()) == (
         "paper/clockwise", 4, (4, 6, 3, 4, 2, 4), ["4:6", "3:4", "2:4"])
@@ -202,7 +202,8 @@ def test_serve_refuses_bad_input_with_one_line(tmp_path, capsys):
 def test_importing_the_plugin_loads_no_web_stack():
     code = ("import sys, zoo_gohr; from zoo.registry import get_registry; get_registry(); "
             "print(sorted({'starlette', 'uvicorn', 'PIL', 'moviepy'} & set(sys.modules)))")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
 
 
 def test_a_store_refuses_a_changed_rule_under_the_same_name(tmp_path):

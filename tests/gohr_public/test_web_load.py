@@ -34,7 +34,8 @@ def test_concurrent_players_lose_nothing(tmp_path):
         records = [json.loads(p.read_text()) for p in sorted((tmp_path / "transcripts" / name).glob("*.jsonl"))]
         assert [(r["stage"], r["episode"], r["player"]) for r in records] == [(0, 0, name), (0, 1, name), (1, 0, name)]
         assert sum(r["n_moves"] for r in records) == result["moves"] == result["final"]["total_moves"]
-        assert sum(r["n_moves"] - r["n_accepted"] for r in records) == result["errors"] == result["final"]["total_errors"]
+        errors = sum(r["n_moves"] - r["n_accepted"] for r in records)
+        assert errors == result["errors"] == result["final"]["total_errors"]
     outcomes = replay_file(tmp_path / "transcripts", tmp_path)
     assert len(outcomes) == 3 * PLAYERS and all(o.passed for o in outcomes)
     assert not list(tmp_path.rglob("*.tmp"))

@@ -11,14 +11,15 @@ from zoo.errors import ZooError
 
 
 def serve(
-    rules: Optional[list[str]] = typer.Argument(None, help="Rules to play in order (e.g. paper/clockwise); or use a list file."),
-    rule_list: Optional[Path] = typer.Option(None, "--rule-list", help="A text file of rules, one a line ('RULE [BOARDS]')."),
+    rules: Optional[list[str]] = typer.Argument(None, help="Rules to play in order ('paper/clockwise' or "
+                                                "'paper/clockwise 8' for 8 boards)."),
+    rule_list: Optional[Path] = typer.Option(None, "--rule-list", help="A text file of rules, 'RULE [BOARDS]' a line."),
     trial_list: Optional[Path] = typer.Option(None, "--trial-list", help="A trial list in the authors' CSV format."),
     store: Path = typer.Option(Path("gohr-human"), "--store", help="Folder of the transcripts (created if missing)."),
     boards: int = typer.Option(5, min=1, max=1000, help="Boards per rule (rule names and rule lists)."),
     pieces: int = typer.Option(9, min=1, max=36, help="Pieces per board (rule names and rule lists)."),
     max_moves: int = typer.Option(100, "--max-moves", min=1, max=10_000, help="A board ends after this many moves."),
-    consent: Optional[Path] = typer.Option(None, "--consent", help="An HTML page replacing the consent and instructions page."),
+    consent: Optional[Path] = typer.Option(None, "--consent", help="An HTML page to use as the consent page."),
     host: str = typer.Option("127.0.0.1", help="Interface to listen on (default: this machine only)."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
 ) -> None:
@@ -47,7 +48,7 @@ def serve(
 
 def human_runs(
     store: Path = typer.Argument(..., help="A transcript store of 'zoo gohr serve'."),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where the runs go (default: the zoo runs folder)."),
+    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where runs go (default: the zoo runs folder)."),
 ) -> None:
     """Turn a store's transcripts into runs of the agent 'human' (one per rule), for zoo report and leaderboards."""
     from zoo.store import default_runs_dir

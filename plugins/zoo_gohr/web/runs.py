@@ -28,7 +28,8 @@ HUMAN = "human"
 
 def _board_block(board_args: tuple[str, ...]) -> dict[str, int]:
     (o1, o2), (s1, s2), (c1, c2) = (tuple(int(v) for v in arg.split(":")) for arg in board_args)
-    return {"min_objects": o1, "max_objects": o2, "min_shapes": s1, "max_shapes": s2, "min_colors": c1, "max_colors": c2}
+    return {"min_objects": o1, "max_objects": o2, "min_shapes": s1, "max_shapes": s2,
+            "min_colors": c1, "max_colors": c2}
 
 
 def human_runs(store: TranscriptStore, runs_dir: Path) -> list[RunFolder]:
@@ -69,7 +70,8 @@ def _write_run(target: Path, rule: str, board_args: tuple[str, ...], players: di
             rows, step = [], 0
             for record in sorted(players[player], key=lambda r: (r["stage"], r["episode"])):
                 step += record["n_moves"]
-                rows.append({"step": step, "episode": len(rows), "episode_return": -(record["n_moves"] - record["n_accepted"]),
+                errors = record["n_moves"] - record["n_accepted"]
+                rows.append({"step": step, "episode": len(rows), "episode_return": -errors,
                              "episode_length": record["n_moves"]})
             trial_dir = staging / "trials" / f"{trial:03d}"
             trial_dir.mkdir(parents=True)

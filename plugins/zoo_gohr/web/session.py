@@ -40,7 +40,8 @@ class PlayerSession:
         stored = list(store.episodes(player))
         self._seeds = {record["stage"]: int(record["cgs_args"][-1].split("=")[1]) for record in stored}
         done = {(record["stage"], record["episode"]) for record in stored}
-        self.totals = {"moves": sum(r["n_moves"] for r in stored), "errors": sum(r["n_moves"] - r["n_accepted"] for r in stored)}
+        self.totals = {"moves": sum(r["n_moves"] for r in stored),
+                       "errors": sum(r["n_moves"] - r["n_accepted"] for r in stored)}
         self.stage, self.episode = 0, 0
         while self.stage < len(stages) and (self.stage, self.episode) in done:
             self._advance()
