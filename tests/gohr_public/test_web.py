@@ -16,7 +16,7 @@ from zoo.cli import main
 from zoo.errors import ZooError
 from zoo_gohr.conformance import replay_file
 from zoo_gohr.rulesets import resolve_rule
-from zoo_gohr.web.app import MAX_BODY, create_app
+from zoo_gohr.web.app import MAX_BODY, TOKENS_PER_PLAYER, create_app
 from zoo_gohr.web.experiment import read_rule_list, read_trial_list
 from zoo_gohr.web.runs import human_runs
 from zoo_gohr.web.store import TranscriptStore
@@ -76,6 +76,15 @@ def test_the_browser_never_sees_the_rule_or_the_allowed_buckets(tmp_path):
     for page in pages:
         assert '"buckets"' not in page and "clockwise" not in page.lower()
         assert not any(line in page for line in rule_text.splitlines() if line.strip())
+
+
+def test_a_player_id_used_again_joins_its_session_and_old_browsers_are_signed_out(tmp_path):
+    app = create_app(experiment(tmp_path))
+    browsers = [_player(app, "gus") for _ in range(TOKENS_PER_PLAYER + 1)]
+    piece = browsers[-1].get("/api/state").json()["pieces"][0]["id"]
+    browsers[-1].post("/api/move", json={"piece": piece, "bucket": 0})
+    assert browsers[0].get("/api/state").status_code == 401
+    assert {b.get("/api/state").json()["moves"] for b in browsers[1:]} == {1}
 
 
 def test_players_are_isolated(tmp_path):

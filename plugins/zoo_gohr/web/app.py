@@ -29,6 +29,7 @@ from .store import TranscriptStore, valid_player
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 4096
 COOKIE = "gohr_session"
+TOKENS_PER_PLAYER = 4  # browsers (or tabs) one player may have open; the oldest is signed out
 
 
 class Experiment:
@@ -39,6 +40,7 @@ class Experiment:
         self.rule_paths = {stage.rule: store.add_rule(stage.rule) for stage in stages}
         self.by_token: dict[str, PlayerSession] = {}
         self.by_player: dict[str, PlayerSession] = {}
+        self.tokens: dict[str, list[str]] = {}  # by player, oldest first
 
     def open(self, player: str) -> str:
         """A new token for `player`; a player already playing keeps their session (and their board)."""
@@ -49,6 +51,10 @@ class Experiment:
             session = self.by_player[player] = PlayerSession(player, self.stages, self.store, self.rule_paths)
         token = secrets.token_urlsafe(24)
         self.by_token[token] = session
+        tokens = self.tokens.setdefault(player, [])
+        tokens.append(token)
+        if len(tokens) > TOKENS_PER_PLAYER:
+            del self.by_token[tokens.pop(0)]
         return token
 
     def session(self, request: Request) -> PlayerSession:
