@@ -150,6 +150,13 @@ def test_a_restart_keeps_finished_boards_and_the_player_continues(tmp_path):
     assert len(_transcripts(tmp_path)) == 3
 
 
+def test_a_returning_player_in_a_new_experiment_starts_at_its_first_board(tmp_path):
+    play_everything(_player(create_app(experiment(tmp_path, rules=("paper/clockwise 1",))), "hal"),
+                    np.random.default_rng(4))
+    state = _player(create_app(experiment(tmp_path, rules=("paper/color_match 1",))), "hal").get("/api/state").json()
+    assert (state["finished"], state["stage"], state["board"], state["total_moves"]) == (False, 1, 1, 0)
+
+
 def test_consent_page_is_replaceable(tmp_path):
     page = tmp_path / "consent.html"
     page.write_text("<html><body>Our lab's own consent form</body></html>")

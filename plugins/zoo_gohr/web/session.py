@@ -37,7 +37,8 @@ class PlayerSession:
 
     def __init__(self, player: str, stages: list[Stage], store: TranscriptStore, rule_paths: dict[str, str]):
         self.player, self.stages, self.store, self.rule_paths = player, stages, store, rule_paths
-        stored = list(store.episodes(player))
+        stored = [record for record in store.episodes(player)  # of this experiment's stages only
+                  if record["stage"] < len(stages) and record["rule"] == stages[record["stage"]].rule]
         self._seeds = {record["stage"]: int(record["cgs_args"][-1].split("=")[1]) for record in stored}
         done = {(record["stage"], record["episode"]) for record in stored}
         self.totals = {"moves": sum(r["n_moves"] for r in stored),
