@@ -4,7 +4,7 @@ The picture shows the 6x6 grid (cells numbered 1 bottom-left to 36 top-right), e
 shape in its color, the four buckets in the corners (0 top-left, 1 top-right, 2 bottom-right,
 3 bottom-left), and the last move: a line from the piece's cell to the bucket, green with the piece
 shown in the bucket when it was accepted, red with the piece ringed on the board when it was not.
-Drawn with Pillow (a dependency of matplotlib), a few milliseconds a frame.
+Drawn with Pillow (a dependency of matplotlib).
 """
 
 from __future__ import annotations
