@@ -28,6 +28,13 @@ def chromium_path() -> str:
     return path
 
 
+def test_a_missing_chromium_fails_the_test_with_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(Path, "exists", lambda self: False)
+    with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y chromium"):
+        chromium_path()
+
+
 def test_a_player_drags_pieces_in_chromium_and_the_transcript_replays(tmp_path):
     from playwright.sync_api import sync_playwright
 
