@@ -75,9 +75,13 @@ def make_env(rule: str | None = None, horizon: int = 100, board: dict[str, Any] 
 
 
 def make_vector_env(num_envs: int, rule: str | None = None, horizon: int = 100, board: dict[str, Any] | None = None,
-                    **board_settings: Any):
+                    render_mode: str | None = None, **board_settings: Any):
     """The numpy :class:`~zoo_gohr.vector.GohrVectorEnv` of a rule (``vector_entry_point`` of every id)."""
     from .vector import make_vector_env as make_from_params
+
+    if render_mode is not None:
+        raise ValueError("the numpy GOHR vector env draws no pictures; for frames of many boards use "
+                         "vectorization_mode='sync' (each GohrEnv renders)")
 
     return make_from_params(_params(rule, horizon, board, board_settings), num_envs, seed=None)
 

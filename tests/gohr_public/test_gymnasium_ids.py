@@ -108,6 +108,14 @@ def test_generic_id_rejects_bad_kwargs_with_one_message(kwargs, message):
         gymnasium.make(GENERIC, **kwargs)
 
 
+def test_vector_forms_and_rendering():
+    with pytest.raises(ValueError, match="vectorization_mode='sync'"):
+        gymnasium.make_vec("GOHR/Clockwise-v0", 2, vectorization_mode="vector_entry_point", render_mode="rgb_array")
+    synced = gymnasium.make_vec("GOHR/Clockwise-v0", 2, vectorization_mode="sync", render_mode="rgb_array")
+    synced.reset(seed=0)
+    assert [frame.shape for frame in synced.render()] == [(480, 480, 3)] * 2
+
+
 def test_unchanged_third_party_script_trains_on_gohr():
     script = Path(__file__).with_name("third_party_ppo.py")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
