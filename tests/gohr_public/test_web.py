@@ -176,6 +176,8 @@ def test_human_transcripts_become_runs_the_gohr_reporter_scores(tmp_path):
     scored = read_run(run)
     assert scored.errors.shape == (2, 3)
     assert scored.tce.tolist() == [errors["ann"], errors["ben"]]
+    assert main(["report", str(run.path), "-o", str(tmp_path / "report")]) == 0
+    assert "| human | paper/color_match | 2 x 3 |" in (tmp_path / "report/report.md").read_text()
 
 
 def test_human_runs_command(tmp_path, capsys):
