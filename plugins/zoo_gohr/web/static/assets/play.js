@@ -52,11 +52,17 @@ function feedback(text, verdict) {
 
 async function send(piece, bucket) {
   feedback("…", "");
-  const reply = await fetch("/api/move", {
-    method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ piece, bucket }),
-  });
-  const data = await reply.json();
+  let reply, data;
+  try {
+    reply = await fetch("/api/move", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ piece, bucket }),
+    });
+    data = await reply.json();
+  } catch (error) {
+    feedback("The server did not answer; the move was not counted. Try again.", "denied");
+    return;
+  }
   if (!reply.ok) { feedback(data.error, "denied"); return; }
   if (data.state.finished) { location.assign("/done"); return; }
   const target = document.getElementById(`bucket-${bucket}`);
