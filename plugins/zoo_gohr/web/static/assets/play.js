@@ -60,7 +60,7 @@ async function send(piece, bucket) {
     });
     data = await reply.json();
   } catch (error) {
-    feedback("The server did not answer; the move was not counted. Try again.", "denied");
+    feedback("The server did not answer. Try again.", "denied");
     return;
   }
   if (!reply.ok) { feedback(data.error, "denied"); return; }
