@@ -9,6 +9,7 @@ The convention (docs/index.md, "How these pages are tested"):
   page's runs;
 * ``<!-- not-run: reason -->`` above a console block: its ``zoo`` commands are parsed, not run, and
   only such a block may hold other commands;
+* the ``python`` blocks of a page run in order, in one namespace, in a scratch folder;
 * ``text`` blocks and blocks without a language are prose.
 
 docs/plugins.md is exercised whole by tests/test_docs.py (it needs the package it teaches).
@@ -21,6 +22,7 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +38,7 @@ ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
 OWN_TEST = {"plugins.md": "tests/test_docs.py"}  # pages another test runs whole
 PROSE = {"", "text"}
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+FENCE = re.compile(r"^([ \t]*)```(\w*)\n(.*?)^\1```$", re.MULTILINE | re.DOTALL)  # list items indent theirs
 MARK = re.compile(r"<!--\s*(not-run|file):\s*(.*?)\s*-->\s*\n(?:[ \t]*\n)*\Z")
 
 
@@ -75,7 +77,7 @@ def blocks(page: str) -> list[Block]:
     found = []
     for match in FENCE.finditer(text):
         mark = MARK.search(text, 0, match.start())
-        found.append(Block(page, text.count("\n", 0, match.start()) + 1, match[1], match[2],
+        found.append(Block(page, text.count("\n", 0, match.start()) + 1, match[2], textwrap.dedent(match[3]),
                            (mark[1], mark[2]) if mark else None))
     return found
 
@@ -139,7 +141,7 @@ def test_the_site_builds_strict(tmp_path):
 def test_every_block_follows_the_convention():
     problems = []
     for page in pages():
-        allowed = PROSE | {"console", "yaml"} | ({"python", "toml"} if page in OWN_TEST else set())
+        allowed = PROSE | {"console", "yaml", "python"} | ({"toml"} if page in OWN_TEST else set())
         for block in blocks(page):
             if block.language not in allowed:
                 problems.append(f"{block.where}: a '{block.language}' block (use one of {sorted(allowed)})")
@@ -164,6 +166,16 @@ def test_the_yaml_blocks_validate(block, registry, tmp_path):
     else:
         spec = load_spec_text(block.text, registry, source=block.where)
         assert (spec.env.type, spec.agent.type) == (data["env"]["type"], data["agent"]["type"])
+
+
+@pytest.mark.parametrize("page", sorted({block.page for block in checked_blocks("python")}))
+def test_the_python_blocks_run(page, tmp_path, monkeypatch):
+    """A page's python blocks run in order, in one namespace, as a reader pasting them would."""
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__docs__"}
+    for block in blocks(page):
+        if block.language == "python":
+            exec(compile(block.text, block.where, "exec"), namespace)
 
 
 def test_the_commands_not_run_parse(tmp_path, monkeypatch):

@@ -6,7 +6,8 @@
     game.allowed_buckets()                            # {piece id: [buckets]}
     game.move(piece_id, bucket)                       # MoveResult(code, accepted, finish)
 
-``zoo_gohr.engine.conformance.replay_file`` replays the reference server's transcripts.
+``zoo_gohr.engine.conformance.replay_file`` replays the reference server's transcripts. Importing the
+package registers the gymnasium ids ``GOHR/...`` (``zoo_gohr.registration``).
 """
 from .engine.board import Board, BoardGenerator, Piece, board_from_json, nearby, remotest
 from .engine.constants import ACTIONS, BUCKETS, CELLS, LEGACY_COLORS, LEGACY_SHAPES
@@ -16,6 +17,9 @@ from .engine.ipb import image_catalog, read_properties
 from .engine.javarandom import JavaRandom
 from .engine.parser import load_rules, parse_rules
 from .engine.ruleset import RuleSet
+from .registration import register_envs as _register_gymnasium_ids
+
+_register_gymnasium_ids()
 
 __all__ = [
     "ACTIONS", "BUCKETS", "Board", "BoardGenerator", "CELLS", "Code", "Finish", "Game", "JavaRandom",

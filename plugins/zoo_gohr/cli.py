@@ -86,8 +86,11 @@ def play(
     boards: int = typer.Option(3, min=1, help="How many boards to play."),
     pieces: int = typer.Option(9, min=1, max=CELLS, help="Pieces per board."),
     reveal: bool = typer.Option(False, help="Show the rule when the game ends."),
+    agent: Path | None = typer.Option(None, "--agent", help="Watch the agent of this GOHR run play instead "
+                                         "(on the run's board settings; --boards and --seed apply)."),
+    delay: float = typer.Option(0.5, min=0, help="With --agent: seconds between moves."),
 ) -> None:
-    """Play a hidden rule in the terminal: type a cell and a bucket, e.g. '14 2'."""
+    """Play a hidden rule in the terminal: type a cell and a bucket, e.g. '14 2' (or watch a trained agent)."""
     from rich.console import Console
 
     from .board_sources import random_boards
@@ -96,16 +99,21 @@ def play(
     from .engine.errors import RuleSyntaxError
     from .engine.game import Code, Finish, Game
     from .named_rules import load_named_rules, resolve_rule
+    from .terminal import legend, watch_agent
 
     try:
         parsed = load_named_rules(rule)
     except (RuleSyntaxError, ValueError, OSError) as exc:
         raise ZooError(str(exc)) from None
     console = Console(highlight=False)
+    console.print(legend())
+    if agent is not None:
+        returns = watch_agent(agent, rule, boards=boards, seed=seed, delay=delay, console=console)
+        console.print(f"\n{len(returns)} boards, {-sum(returns):g} errors")
+        return
     stream = random_boards(seed, min_objects=pieces, max_objects=pieces, min_shapes=0, max_shapes=0,
                            min_colors=0, max_colors=0, shapes=LEGACY_SHAPES, colors=LEGACY_COLORS)
-    console.print("Clear each board. Buckets: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left.")
-    console.print(f"A move is 'CELL BUCKET' (cells 1..{CELLS}, 1 bottom-left, {CELLS} top-right); 'q' quits.")
+    console.print(f"Clear each board. A move is 'CELL BUCKET' (cells 1..{CELLS}), e.g. '14 2'; 'q' quits.")
     total_errors = total_moves = 0
     for number in range(1, boards + 1):
         game = _rule_runs(Game, parsed, stream.next_board())
@@ -162,3 +170,13 @@ def _ask(console, prompt: str) -> str | None:
 
 def _summary(console, moves: int, errors: int) -> None:
     console.print(f"\n{moves} moves, {errors} errors")
+
+
+def _register_web_commands() -> None:
+    from .web.commands import human_runs, serve
+
+    gohr_app.command("serve")(serve)
+    gohr_app.command("human-runs")(human_runs)
+
+
+_register_web_commands()

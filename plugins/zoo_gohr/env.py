@@ -34,7 +34,7 @@ class GohrEnv(gymnasium.Env):
     ``action_masks()`` method (and ``info["action_mask"]``) marks the actions on occupied cells.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
     def __init__(self, rules: RuleSet, boards: Callable[[int], Any], *, horizon: int = 100,
                  shapes: tuple[str, ...], colors: tuple[str, ...], render_mode: str | None = None):
@@ -51,6 +51,8 @@ class GohrEnv(gymnasium.Env):
         self.game: Game | None = None
         self._at: dict[int, Piece] = {}
         self.moves = 0
+        self.last_move = None  # the last move that addressed a piece (render.LastMove), for pictures
+        self._window = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -66,6 +68,9 @@ class GohrEnv(gymnasium.Env):
         for piece in self.game.pieces():
             self.layout.write_piece(self._obs, piece)
             self._mask[(piece.pos - 1) * BUCKETS:piece.pos * BUCKETS] = True
+        self.last_move = None
+        if self.render_mode == "human":
+            self.render()
         return self._obs.copy(), self._info(None)
 
     def step(self, action):
@@ -74,12 +79,18 @@ class GohrEnv(gymnasium.Env):
         pos, bucket = decode_action(int(action))
         result = self.game.move_at(pos, bucket)
         self.moves += 1
+        if pos in self._at and self.render_mode in ("rgb_array", "human"):
+            from .render import LastMove
+
+            self.last_move = LastMove(self._at[pos], bucket, bool(result.accepted))
         if result.accepted:  # only a cell holding exactly one piece can accept a move
             self.layout.write_move(self._obs, self._at.pop(pos), bucket)
             self._mask[(pos - 1) * BUCKETS:pos * BUCKETS] = False
         terminated = result.finish != Finish.NO
         truncated = not terminated and self.moves >= self.horizon
         reward = 0.0 if result.accepted else -1.0
+        if self.render_mode == "human":
+            self.render()
         return self._obs.copy(), reward, terminated, truncated, self._info(result)
 
     def action_masks(self) -> np.ndarray:
@@ -96,10 +107,25 @@ class GohrEnv(gymnasium.Env):
             info.update(code=int(result.code), code_name=Code(result.code).name, accepted=bool(result.accepted))
         return info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the board as text; ``rgb_array``: its picture (``render.board_image``); ``human``: the
+        picture in a window."""
         if self.render_mode == "ansi":
             from .display import board_text
 
             return board_text(self.game)
+        if self.render_mode in ("rgb_array", "human"):
+            from .render import HumanWindow, board_image
+
+            frame = board_image(self.game.pieces() if self.game else [], self.last_move)
+            if self.render_mode == "rgb_array":
+                return frame
+            self._window = self._window or HumanWindow(self.metadata["render_fps"])
+            self._window.show(frame)
         return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 

@@ -1,0 +1,63 @@
+"""``zoo gohr serve`` and ``zoo gohr human-runs`` (typer commands; the web stack loads only when serving)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from zoo.errors import ZooError
+
+
+def serve(
+    rules: list[str] | None = typer.Argument(None, help="Rules to play in order ('paper/clockwise' or "
+                                                "'paper/clockwise 8' for 8 boards)."),
+    rule_list: Path | None = typer.Option(None, "--rule-list", help="A text file of rules, 'RULE [BOARDS]' a line."),
+    trial_list: Path | None = typer.Option(None, "--trial-list", help="A trial list in the authors' CSV format."),
+    store: Path = typer.Option(Path("gohr-human"), "--store", help="Folder of the transcripts (created if missing)."),
+    boards: int = typer.Option(5, min=1, max=1000, help="Boards per rule (rule names and rule lists)."),
+    pieces: int = typer.Option(9, min=1, max=36, help="Pieces per board (rule names and rule lists)."),
+    max_moves: int = typer.Option(100, "--max-moves", min=1, max=10_000, help="A board ends after this many moves."),
+    consent: Path | None = typer.Option(None, "--consent", help="An HTML page to use as the consent page."),
+    host: str = typer.Option("127.0.0.1", help="Interface to listen on (default: this machine only)."),
+    port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
+) -> None:
+    """Serve hidden rules to people in a browser; every finished board is stored as a transcript."""
+    from .experiment import read_rule_list, read_trial_list
+    from .experiment import rule_list as stages_of
+    from .store import TranscriptStore
+
+    if sum(x is not None and x != [] for x in (rules, rule_list, trial_list)) != 1:
+        raise ZooError("give the rules to play: rule names, --rule-list FILE or --trial-list FILE (exactly one)")
+    if consent is not None and not consent.is_file():
+        raise ZooError(f"--consent {consent}: no such file")
+    if trial_list is not None:
+        stages = read_trial_list(trial_list, max_moves=max_moves)
+    elif rule_list is not None:
+        stages = read_rule_list(rule_list, boards=boards, pieces=pieces, max_moves=max_moves)
+    else:
+        stages = stages_of(rules, boards=boards, pieces=pieces, max_moves=max_moves)
+    try:
+        from .app import Experiment
+        from .app import serve as run_server
+    except ImportError as exc:
+        raise ZooError(f"zoo gohr serve needs the web extra: pip install 'zoo-rl[web]' ({exc})") from None
+    experiment = Experiment(stages, TranscriptStore(store))
+    typer.echo(f"serving {len(stages)} rule(s) at http://{host}:{port}/ ; transcripts in {store}", err=True)
+    run_server(experiment, host=host, port=port, consent_page=consent)
+
+
+def human_runs(
+    store: Path = typer.Argument(..., help="A transcript store of 'zoo gohr serve'."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs go (default: the zoo runs folder)."),
+) -> None:
+    """Turn a store's transcripts into runs of the agent 'human' (one per rule), for zoo report and leaderboards."""
+    from zoo.store import default_runs_dir
+
+    from .runs import human_runs as write_runs
+    from .store import TranscriptStore
+
+    if not (store / "transcripts").is_dir():
+        raise ZooError(f"{store}: not a transcript store (no transcripts/ folder)")
+    for folder in write_runs(TranscriptStore(store), runs_dir or default_runs_dir()):
+        typer.echo(str(folder.path))

@@ -1,0 +1,90 @@
+"""Where human play is kept: one transcript file per finished episode, in the golden-transcript format.
+
+A store folder holds::
+
+    rules/<rule name>.txt                             a copy of every rule played (the transcripts' rules root)
+    transcripts/<player>/<stage>-<rule>-<episode>.jsonl   one finished episode (one JSON line)
+
+An episode line has the fields ``zoo gohr conformance`` replays (``rules``, ``cgs_args``, ``episode``,
+``initial``, ``steps``, ``final_finish``) with the board stream's seed in ``cgs_args``, plus ``player``,
+``rule``, ``stage`` and times. Each file is written atomically (a temporary file, fsync, rename), so a
+crash or restart keeps every finished episode and never leaves half of one, and
+``zoo gohr conformance --rules-root STORE STORE/transcripts`` replays everything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from zoo.errors import ZooError
+from zoo.store import atomic_write_text
+
+PLAYER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def valid_player(player: str) -> bool:
+    return bool(PLAYER_ID.fullmatch(player)) and player not in (".", "..")
+
+
+def rule_copy_path(rule: str) -> str:
+    """Where a rule's copy lives in the store, relative to it: ``paper/clockwise`` -> ``rules/paper/clockwise.txt``;
+    a rule given as a file path keeps only its name (``rules/file/NAME.txt``)."""
+    from ..named_rules import rule_sets
+
+    head, _, rest = rule.partition("/")
+    if head in rule_sets() and rest and not rule.endswith(".txt"):
+        return f"rules/{rule}.txt"
+    return f"rules/file/{Path(rule).name}"
+
+
+class TranscriptStore:
+    """A store folder (created if missing)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        try:
+            (self.root / "transcripts").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ZooError(f"{self.root}: cannot create the transcript store ({exc})") from None
+
+    def add_rule(self, rule: str) -> str:
+        """Copy a rule into the store (once); returns its path relative to the store. A different file already
+        stored under that name is an error: transcripts must replay under the rule that was played."""
+        from ..named_rules import resolve_rule
+
+        source = resolve_rule(rule)
+        relative = rule_copy_path(rule)
+        target = self.root / relative
+        if target.exists():
+            if target.read_bytes() != source.read_bytes():
+                raise ZooError(f"{target}: the store already holds a different rule under this name "
+                               f"(from an earlier experiment); use a new --store folder")
+            return relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        shutil.copyfile(source, tmp)
+        tmp.replace(target)
+        return relative
+
+    def episode_path(self, player: str, stage: int, rule: str, episode: int) -> Path:
+        slug = re.sub(r"[^A-Za-z0-9_-]+", "_", rule).strip("_")
+        return self.root / "transcripts" / player / f"{stage:02d}-{slug}-{episode:04d}.jsonl"
+
+    def save(self, record: dict[str, Any]) -> Path:
+        """Write one finished episode atomically."""
+        path = self.episode_path(record["player"], record["stage"], record["rule"], record["episode"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(record, sort_keys=True) + "\n")
+        return path
+
+    def episodes(self, player: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every stored episode (of one player), in player, stage and episode order."""
+        folders = [self.root / "transcripts" / player] if player else sorted((self.root / "transcripts").iterdir())
+        for folder in folders:
+            for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+                yield json.loads(path.read_text(encoding="utf-8"))
