@@ -8,7 +8,6 @@ episode boundary, so checkpoints (arrays and JSON only) resume exactly.
 from __future__ import annotations
 
 import copy
-import json
 from collections import deque
 from pathlib import Path
 
@@ -68,6 +67,7 @@ class MLPDQNAgent(Agent):
         import torch
 
         self.params, self.context = params, context
+        self.exact_resume = context.budget.unit == "episodes"  # a budget in steps may checkpoint mid-episode
         torch.manual_seed(context.seed)
         self.env = context.make_env(context.seed)
         self.history = History(params, self.env.unwrapped.layout)
@@ -82,27 +82,9 @@ class MLPDQNAgent(Agent):
         self.buffer = {"state": np.zeros((n, self.history.size), np.uint8), "next": np.zeros((n, self.history.size), np.uint8),
                        "action": np.zeros(n, np.int64), "reward": np.zeros(n, np.float32), "done": np.zeros(n, bool),
                        "next_valid": np.zeros((n, ACTIONS), bool)}
-        self.counts = {"size": 0, "head": 0, "steps": 0, "episodes": 0, "boards": 1, "fresh": 1}
+        self.counts = {"size": 0, "head": 0, "boards": 1, "fresh": 1}
         self.rng = np.random.default_rng([context.seed, 2])
         self.playing = False
-
-    @property
-    def steps(self) -> int:
-        return self.counts["steps"]
-
-    @property
-    def episodes(self) -> int:
-        return self.counts["episodes"]
-
-    def learn(self, steps: int) -> None:
-        goal = self.steps + steps
-        while self.steps < goal:
-            self._move()
-
-    def learn_episodes(self, episodes: int) -> None:
-        goal = self.episodes + episodes
-        while self.episodes < goal:
-            self._move()
 
     def _begin(self) -> None:
         if self.counts["fresh"]:
@@ -123,7 +105,8 @@ class MLPDQNAgent(Agent):
         valid[list(self.rejected)] = False
         return valid if valid.any() else self.env.unwrapped.action_masks()
 
-    def _move(self) -> None:
+    def train_step(self) -> None:
+        """One move (the first of an episode deals its board), one replay update, and the episode's row when it ends."""
         import torch
 
         if not self.playing:
@@ -145,13 +128,13 @@ class MLPDQNAgent(Agent):
             self.errors += 1
         self._store(state, action, reward, done, self.history.vector(self.obs), self._valid())
         self._update()
-        self.counts["steps"] += 1
+        self._steps += 1
         self.moves += 1
         if self.steps % self.params.target_period == 0:
             self.target.load_state_dict(self.net.state_dict())
         if done or truncated:
             self.playing = False
-            self.counts["episodes"] += 1
+            self.episodes += 1
             self.context.logger.log(self.steps, episode_return=-float(self.errors), episode_errors=self.errors,
                                     episode_moves=self.moves)
 
@@ -187,7 +170,7 @@ class MLPDQNAgent(Agent):
         for i, state in self.optimizer.state_dict()["state"].items():
             tensors |= {f"opt.{i}.{k}": v.numpy() for k, v in state.items()}
         np.savez(directory / "state.npz", **tensors, **{f"buffer.{k}": v for k, v in self.buffer.items()})
-        (directory / "counters.json").write_text(json.dumps({**self.counts, "rng": self.rng.bit_generator.state}))
+        self.save_state(directory, "counters.json", **self.counts, rng=self.rng)
 
     def load(self, directory: Path) -> None:
         import torch
@@ -201,9 +184,7 @@ class MLPDQNAgent(Agent):
             self.optimizer.load_state_dict(state)
             for name in self.buffer:
                 self.buffer[name][...] = arrays[f"buffer.{name}"]
-        counters = json.loads((directory / "counters.json").read_text())
-        self.rng.bit_generator.state = counters.pop("rng")
-        self.counts.update(counters)
+        self.counts.update(self.load_state(directory, "counters.json", rng=self.rng))
         for _ in range(self.counts["boards"] - 1):
             self.env.reset()
         self.playing = False
