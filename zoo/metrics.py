@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 METRICS_FILE = "metrics.jsonl"
+
+log = logging.getLogger("zoo")
 
 
 class MetricLogger:
@@ -15,7 +19,7 @@ class MetricLogger:
 
     On resume from a checkpoint at step ``s`` the logger is opened with ``resume_step=s``: rows
     logged after ``s`` by the interrupted process are dropped, so the streams continue exactly
-    where the checkpoint left them.
+    where the checkpoint left them (lines that cannot be read as rows are kept, see `truncate_after`).
     """
 
     def __init__(self, directory: Path, *, tensorboard: bool = True, resume_step: int | None = None):
@@ -56,22 +60,77 @@ class MetricLogger:
             self._writer.close()
 
 
+@dataclass(frozen=True)
+class DamagedLine:
+    """A line of a metrics file that is not a row (a JSON object with an integer ``step``)."""
+
+    path: Path
+    number: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.number}: damaged metrics row skipped ({self.reason})"
+
+
+def scan_metrics(path: Path) -> tuple[list[dict[str, Any]], list[DamagedLine]]:
+    """The rows of a metrics file and its damaged lines, each named by line number.
+
+    A last line without its newline is a row torn by a crash; it is neither a row nor reported.
+    """
+    rows: list[dict[str, Any]] = []
+    damaged: list[DamagedLine] = []
+    for number, line, torn in _lines(path):
+        row, reason = _parse(line)
+        if row is not None:
+            rows.append(row)
+        elif not torn:
+            damaged.append(DamagedLine(Path(path), number, reason))
+    return rows, damaged
+
+
 def read_metrics(path: Path) -> list[dict[str, Any]]:
-    """All complete rows of a metrics file (a torn last line from a crash is ignored)."""
-    rows = []
-    if not Path(path).exists():
-        return rows
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
+    """The rows of a metrics file; each damaged line is skipped with a warning naming the file and line."""
+    rows, damaged = scan_metrics(path)
+    for line in damaged:
+        log.warning("%s", line)
     return rows
 
 
 def truncate_after(path: Path, step: int) -> None:
-    """Keep only the rows logged at or before `step`, rewriting the file atomically."""
+    """Keep only the rows logged at or before `step`, rewriting the file atomically.
+
+    Damaged lines stay where they are (their step is unknown, and nothing unread is deleted); only
+    a torn last line goes.
+    """
     from .store import atomic_write_text
 
-    kept = [row for row in read_metrics(path) if row["step"] <= step]
-    atomic_write_text(path, "".join(json.dumps(row) + "\n" for row in kept))
+    kept = []
+    for _, line, torn in _lines(path):
+        row, _ = _parse(line)
+        if row is None and not torn or row is not None and row["step"] <= step:
+            kept.append(line + "\n")
+    atomic_write_text(path, "".join(kept))
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str, bool]]:
+    """(1-based number, text, whether it is a torn last line) for every non-empty line of `path`."""
+    if not Path(path).exists():
+        return
+    text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.strip():
+            yield index + 1, line, index == len(lines) - 1
+
+
+def _parse(line: str) -> tuple[dict[str, Any] | None, str]:
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        return None, f"not JSON: {exc}"
+    if not isinstance(row, dict):
+        return None, "not a JSON object"
+    step = row.get("step")
+    if isinstance(step, bool) or not isinstance(step, int):
+        return None, "no integer 'step'"
+    return row, ""
