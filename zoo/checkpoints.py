@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
@@ -124,8 +125,10 @@ def verify(path: Path) -> None:
 def restore(agent: Agent, checkpoint: Checkpoint) -> None:
     """Load the agent's state and the global random states; a failure is a DamagedCheckpoint naming the folder."""
     try:
-        agent.load(checkpoint.agent_dir)
-        load_rng_state(checkpoint.path)
+        with warnings.catch_warnings():  # torch's about unpickling reaches no user: the file is reported as damaged
+            warnings.simplefilter("ignore")
+            agent.load(checkpoint.agent_dir)
+            load_rng_state(checkpoint.path)
     except Exception as exc:
         raise DamagedCheckpoint(f"checkpoint {checkpoint.path} could not be loaded ({describe(exc)})") from None
 

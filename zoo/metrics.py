@@ -133,4 +133,7 @@ def _parse(line: str) -> tuple[dict[str, Any] | None, str]:
     step = row.get("step")
     if isinstance(step, bool) or not isinstance(step, int):
         return None, "no integer 'step'"
+    for name, value in row.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            return None, f"non-finite '{name}'"
     return row, ""

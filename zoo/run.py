@@ -169,8 +169,8 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True,
     return status
 
 
-def _resumes(folder: RunFolder, spec: SpecBase) -> dict[str, list[int]]:
-    """For each trial that was resumed, the steps of the checkpoints it continued from."""
+def _resumes(folder: RunFolder, spec: SpecBase) -> dict[str, list[str]]:
+    """For each trial that was resumed, the checkpoints it continued from."""
     found = {str(trial): resumed_from(folder.trial_dir(trial)) for trial in range(spec.trials)}
     return {trial: steps for trial, steps in found.items() if steps}
 

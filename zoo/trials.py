@@ -214,18 +214,18 @@ def _note_resume(folder: RunFolder, group: list[int], checkpoint: Checkpoint, ag
             handle.write(json.dumps(line) + "\n")
 
 
-def resumed_from(trial_dir: Path) -> list[int]:
-    """The steps each resume of a trial continued from (readable lines only)."""
+def resumed_from(trial_dir: Path) -> list[str]:
+    """The checkpoints each resume of a trial continued from, by name (readable lines only)."""
     path = trial_dir / RESUMES
     if not path.exists():
         return []
-    steps = []
+    names = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            steps.append(int(json.loads(line)["steps"]))
+            names.append(str(json.loads(line)["checkpoint"]))
         except (ValueError, KeyError, TypeError):
             continue
-    return steps
+    return names
 
 
 def _evaluate(agent: Agent, spec: SpecBase, seeds: list[int], batched: bool) -> list[list[float]] | None:
