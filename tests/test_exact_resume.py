@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 
 from zoo.registry import get_registry
 from zoo.run import Interrupted, execute_run, prepare_run, run_unit
@@ -51,6 +54,26 @@ def rows(folder) -> list[dict]:
     return [json.loads(line) for line in (folder.trial_dir(0) / "metrics.jsonl").read_text().splitlines()]
 
 
+def checkpoint_root(folder, agent: str) -> Path:
+    batched = get_registry().get("agent", agent).batched_trials
+    return (folder.path / "batches" / "000-000" if batched else folder.trial_dir(0)) / "checkpoints"
+
+
+def final_state(folder, agent: str) -> dict[str, object]:
+    """The agent's files in the final checkpoint, as comparable values (wall-clock times left out)."""
+    final = max(checkpoint_root(folder, agent).glob("*-*")) / "agent"
+    state = {}
+    for path in sorted(final.iterdir()):
+        if path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as data:
+                state[path.name] = {k: data[k].tobytes() for k in data.files}
+        elif path.suffix == ".pt":
+            state[path.name] = repr(torch.load(path, weights_only=True))
+        elif path.suffix == ".json" and path.name != "rollout.json":  # SB3's episode infos carry times
+            state[path.name] = json.loads(path.read_text())
+    return state
+
+
 @pytest.mark.parametrize("agent", sorted(SPECS))
 def test_interrupted_at_a_random_checkpoint_and_resumed(agent, tmp_path):
     registry = get_registry()
@@ -62,8 +85,7 @@ def test_interrupted_at_a_random_checkpoint_and_resumed(agent, tmp_path):
     answers = iter([False] * (chunks - 1))
     with pytest.raises(Interrupted):
         run_unit(cut.path, [0], registry=registry, should_stop=lambda: next(answers, True))
-    checkpoint = max((cut.trial_dir(0) if not registry.get("agent", agent).batched_trials
-                      else cut.path / "batches" / "000-000").glob("checkpoints/*-*"))
+    checkpoint = max(checkpoint_root(cut, agent).glob("*-*"))
     stopped_at = json.loads((checkpoint / "progress.json").read_text())["steps"][0]
     assert execute_run(cut, registry, progress=False) == "finished"
 
@@ -73,6 +95,7 @@ def test_interrupted_at_a_random_checkpoint_and_resumed(agent, tmp_path):
     assert 0 < stopped_at < reference[-1]["step"]
     if manifest["exact_resume"]:
         assert resumed == reference
+        assert final_state(cut, agent) == final_state(whole, agent)
     else:
         assert [r for r in resumed if r["step"] <= stopped_at] == [r for r in reference if r["step"] <= stopped_at]
         assert resumed[-1]["step"] >= stopped_at
