@@ -284,3 +284,17 @@ def test_a_killed_worker_is_reported_and_the_run_resumes(zoo_cli, parallel_refer
     assert sum((trial / "result.json").exists() for trial in trial_dirs(run)) == 1  # the other trial finished
     resume(zoo_cli, run)
     assert outcome(run) == outcome(parallel_reference)
+
+
+def test_two_resumes_at_once_train_the_run_once(zoo_cli, reference, tmp_path):
+    run = tmp_path / "run"
+    stopped = interrupt(zoo_cli, write_spec(tmp_path, CORRIDOR, trials=1, workers=1), run, 1, signal.SIGINT)
+    assert stopped.returncode == 130, stopped.stderr
+    both = [zoo_cli.popen("resume", run, "--no-progress") for _ in range(2)]
+    ends = [process.communicate(timeout=120) + (process.returncode,) for process in both]
+    codes = sorted(code for _, _, code in ends)
+    assert codes == [0, 2], ends
+    (_, refused, _), = [end for end in ends if end[2] == 2]
+    assert "is being trained by process" in refused, refused  # both start together; training takes seconds
+    assert status(run) == "finished"
+    assert outcome(run) == outcome(reference)
