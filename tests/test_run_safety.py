@@ -222,3 +222,16 @@ def test_a_report_warns_of_an_unfinished_run_and_its_damaged_rows(tmp_path, capl
     lines = metrics_path(folder).read_text().count("\n")
     assert f"{metrics_path(folder)}:{lines}: damaged metrics row skipped (non-finite 'episode_return')" in text
     assert len(returns) == 25 and all(step != 999 for step, _ in returns)
+
+
+def test_with_every_checkpoint_damaged_the_trial_starts_over_and_keeps_damaged_lines(tmp_path, reference, caplog):
+    folder = interrupted_run(tmp_path, "cut")
+    for checkpoint in (folder.trial_dir(0) / "checkpoints").glob("episode-*"):
+        (checkpoint / "rng.pt").write_bytes(b"")
+    with metrics_path(folder).open("a") as handle:
+        handle.write("{damaged\n")
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        assert execute_run(folder, get_registry(), progress=False) == "finished"
+    assert "training starts from the beginning" in warnings(caplog)
+    assert metrics_path(folder).read_text().splitlines()[0] == "{damaged"
+    assert read_metrics(metrics_path(folder)) == reference

@@ -156,4 +156,6 @@ def load_newest(root: Path, build: Callable[[Checkpoint | None], T]) -> tuple[T,
             log.warning("%s; trying an older checkpoint", exc)
             continue
         return trainee, checkpoint
+    if any(iter_checkpoints(root)):
+        log.warning("no checkpoint in %s could be loaded; training starts from the beginning", root)
     return build(None), None

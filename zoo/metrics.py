@@ -26,10 +26,12 @@ class MetricLogger:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / METRICS_FILE
-        if resume_step is None:
-            self.path.write_text("")
-        else:
+        if resume_step is not None:
             truncate_after(self.path, resume_step)
+        elif self.path.exists():  # a trial started over: only the lines no one could read stay
+            truncate_after(self.path, -1)
+        else:
+            self.path.write_text("")
         self._file = self.path.open("a", encoding="utf-8")
         self._writer = None
         if tensorboard:
