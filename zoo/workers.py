@@ -12,6 +12,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from queue import Empty
 from typing import Callable, Protocol
 
 from .console import StopFlag
@@ -73,10 +74,10 @@ class ProcessPool:
             while pending or running:
                 while pending and len(running) < self.workers and not event.is_set():
                     group = pending.pop(0)
-                    process = context.Process(target=_work, args=(str(run_path), group, event, queue), daemon=True)
+                    process = context.Process(target=_work, args=(str(run_path), group, event, queue))
                     process.start()
                     running[process] = group
-                wait([p.sentinel for p in running] or [], timeout=0.2)
+                wait([p.sentinel for p in running], timeout=0.2)
                 _drain(queue, report, errors)
                 for process in [p for p in running if p.exitcode is not None]:
                     group = running.pop(process)
@@ -102,7 +103,7 @@ def _drain(queue, report: Report, errors: dict[tuple[int, ...], WorkerFailed]) -
     while True:
         try:
             message = queue.get_nowait()
-        except Exception:  # queue.Empty
+        except Empty:
             return
         if message[0] == "progress":
             report(*message[1:])
