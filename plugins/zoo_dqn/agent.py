@@ -29,7 +29,7 @@ class LinearDQNAgent(Agent):
 
     def __init__(self, params: LinearDQNParams, contexts: list):
         self.params, self.contexts = params, contexts
-        self.exact_resume = contexts[0].budget.unit == "episodes"  # a budget in steps may checkpoint mid-episode
+        self.exact_resume = getattr(contexts[0].budget, "unit", None) == "episodes"  # steps may stop mid-episode
         self.envs = [context.make_env(context.seed) for context in contexts]
         self.features = make_features(GohrFeatureParams(), self.envs[0])
         self.empty = self.features.n_types

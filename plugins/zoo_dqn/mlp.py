@@ -67,7 +67,7 @@ class MLPDQNAgent(Agent):
         import torch
 
         self.params, self.context = params, context
-        self.exact_resume = context.budget.unit == "episodes"  # a budget in steps may checkpoint mid-episode
+        self.exact_resume = getattr(context.budget, "unit", None) == "episodes"  # steps may stop mid-episode
         torch.manual_seed(context.seed)
         self.env = context.make_env(context.seed)
         self.history = History(params, self.env.unwrapped.layout)
