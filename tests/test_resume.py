@@ -298,3 +298,12 @@ def test_two_resumes_at_once_train_the_run_once(zoo_cli, reference, tmp_path):
     assert "is being trained by process" in refused, refused  # both start together; training takes seconds
     assert status(run) == "finished"
     assert outcome(run) == outcome(reference)
+
+
+def test_sigterm_to_a_single_process_run_exits_143_and_resumes(zoo_cli, reference, tmp_path):
+    run = tmp_path / "run"
+    stopped = interrupt(zoo_cli, write_spec(tmp_path, CORRIDOR, trials=1, workers=1), run, 1, signal.SIGTERM)
+    assert stopped.returncode == 143, stopped.stderr
+    assert "SIGTERM: stopping at the next checkpoint" in stopped.stderr and status(run) == "interrupted"
+    resume(zoo_cli, run)
+    assert outcome(run) == outcome(reference)
