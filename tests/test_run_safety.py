@@ -63,12 +63,13 @@ def warnings(caplog) -> str:
 def test_a_damaged_metrics_line_is_named_and_the_rows_after_it_are_read(tmp_path):
     path = tmp_path / "metrics.jsonl"
     path.write_text('{"step": 1, "x": 1.0}\nnot json\n{"step": 3, "x": 3.0}\n["a list"]\n{"x": 5}\n'
-                    '{"step": 6, "x": 6.0}\n{"step": 7, "x": Infinity}\n{"step": 8.5}\n{"st')
+                    '{"step": 6, "x": 6.0, "y": null}\n{"step": 7, "x": Infinity}\n{"step": 8.5}\n{"step": -1}\n'
+                    '{"step": 10, "x": "1"}\n{"st')
     rows, damaged = scan_metrics(path)
     assert [row["step"] for row in rows] == [1, 3, 6]
     assert [(line.number, line.reason.split(":")[0]) for line in damaged] == [
         (2, "not JSON"), (4, "not a JSON object"), (5, "no integer 'step'"), (7, "non-finite 'x'"),
-        (8, "no integer 'step'")]
+        (8, "no integer 'step'"), (9, "negative step -1"), (10, "'x' is '1', not a number")]
     assert str(damaged[0]).startswith(f"{path}:2: damaged metrics row")  # the torn last line is no damage
 
 

@@ -133,9 +133,13 @@ def _parse(line: str) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(row, dict):
         return None, "not a JSON object"
     step = row.get("step")
-    if isinstance(step, bool) or not isinstance(step, int):
-        return None, "no integer 'step'"
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        return None, "no integer 'step'" if step is None or not isinstance(step, int) else f"negative step {step}"
     for name, value in row.items():
-        if isinstance(value, float) and not math.isfinite(value):
+        if name == "step" or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None, f"'{name}' is {value!r}, not a number"
+        if not math.isfinite(value):
             return None, f"non-finite '{name}'"
     return row, ""
