@@ -61,13 +61,18 @@ class History:
 
 
 class MLPDQNAgent(Agent):
-    """Double DQN with Huber loss and RMSprop, masked to occupied cells not rejected since the last accepted move."""
+    """Double DQN with Huber loss and RMSprop, masked to occupied cells not rejected since the last accepted move.
+
+    A checkpoint holds the boards dealt and the moves of the episode in progress; loading it deals
+    those boards again and replays the moves, so a resumed trial continues exactly.
+    """
+
+    exact_resume = True
 
     def __init__(self, params: MLPDQNParams, context: TrialContext):
         import torch
 
         self.params, self.context = params, context
-        self.exact_resume = getattr(context.budget, "unit", None) == "episodes"  # steps may stop mid-episode
         torch.manual_seed(context.seed)
         self.env = context.make_env(context.seed)
         self.history = History(params, self.env.unwrapped.layout)
@@ -96,7 +101,22 @@ class MLPDQNAgent(Agent):
         self.history.clear()
         self.rejected: set[int] = set()
         self.errors = self.moves = 0
+        self.actions: list[int] = []
         self.playing = True
+
+    def _apply(self, action: int) -> tuple[float, bool, bool]:
+        """Play `action` and keep the episode's books (accepted moves, rejected cells, errors); (reward, done, truncated)."""
+        before = self.obs
+        self.obs, reward, done, truncated, _ = self.env.step(action)
+        if reward == 0.0:
+            self.history.accepted(before, action)
+            self.rejected.clear()
+        else:
+            self.rejected.add(action)
+            self.errors += 1
+        self.moves += 1
+        self.actions.append(action)
+        return reward, done, truncated
 
     def _valid(self) -> np.ndarray:
         valid = self.env.unwrapped.action_masks()
@@ -118,18 +138,10 @@ class MLPDQNAgent(Agent):
             with torch.no_grad():
                 q = self.net(torch.as_tensor(state)[None])[0].numpy()
             action = int(np.where(valid, q, -np.inf).argmax())
-        before = self.obs
-        self.obs, reward, done, truncated, _ = self.env.step(action)
-        if reward == 0.0:
-            self.history.accepted(before, action)
-            self.rejected.clear()
-        else:
-            self.rejected.add(action)
-            self.errors += 1
+        reward, done, truncated = self._apply(action)
         self._store(state, action, reward, done, self.history.vector(self.obs), self._valid())
         self._update()
         self._steps += 1
-        self.moves += 1
         if self.steps % self.params.target_period == 0:
             self.target.load_state_dict(self.net.state_dict())
         if done or truncated:
@@ -170,7 +182,8 @@ class MLPDQNAgent(Agent):
         for i, state in self.optimizer.state_dict()["state"].items():
             tensors |= {f"opt.{i}.{k}": v.numpy() for k, v in state.items()}
         np.savez(directory / "state.npz", **tensors, **{f"buffer.{k}": v for k, v in self.buffer.items()})
-        self.save_state(directory, "counters.json", **self.counts, rng=self.rng)
+        self.save_state(directory, "counters.json", **self.counts, rng=self.rng,
+                        episode_moves=self.actions if self.playing else None)
 
     def load(self, directory: Path) -> None:
         import torch
@@ -184,10 +197,17 @@ class MLPDQNAgent(Agent):
             self.optimizer.load_state_dict(state)
             for name in self.buffer:
                 self.buffer[name][...] = arrays[f"buffer.{name}"]
-        self.counts.update(self.load_state(directory, "counters.json", rng=self.rng))
+        state = self.load_state(directory, "counters.json", rng=self.rng)
+        moves = state.pop("episode_moves", None)
+        self.counts.update(state)
         for _ in range(self.counts["boards"] - 1):
             self.env.reset()
         self.playing = False
+        if moves is not None:  # the episode in progress: its board is dealt, replay its moves
+            self.counts["fresh"] = 1
+            self._begin()
+            for action in moves:
+                self._apply(int(action))
 
     def close(self) -> None:
         self.env.close()
