@@ -29,7 +29,7 @@ SPECS = {
     "dqn": (CARTPOLE, "learning_starts: 50, buffer_size: 500", "steps: 600, checkpoint_every: 100"),
     "sarsa": (GOHR, "features: {type: gohr-paper}, reward_norm: none", "episodes: 12, checkpoint_every: 2"),
     "ale-baseline": ("env: {type: synthetic-atari, game: catch}\n", "policy: random", "episodes: 12, checkpoint_every: 2"),
-    "gohr-linear-dqn": (GOHR, "batch_size: 8", "episodes: 8, checkpoint_every: 2"),
+    "gohr-linear-dqn": (GOHR, "batch_size: 8", "steps: 200, checkpoint_every: 40"),
     "gohr-mlp-dqn": (GOHR, "batch_size: 8, replay_size: 200", "steps: 200, checkpoint_every: 40"),
     "gdi-i3": (GOHR, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
     "gdi-h3": (GOHR, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
