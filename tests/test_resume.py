@@ -245,3 +245,65 @@ def test_workers_end_when_their_parent_is_killed_alone(zoo_cli, tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     resume(zoo_cli, run)
+
+
+def test_sigterm_to_a_worker_pool_stops_at_checkpoints_and_exits_143(zoo_cli, parallel_reference, tmp_path):
+    """docker stop, systemd and Slurm send SIGTERM to the whole process group."""
+    run = tmp_path / "run"
+    stopped = interrupt(zoo_cli, write_spec(tmp_path, CORRIDOR, trials=2, workers=2), run, 2, signal.SIGTERM)
+    assert stopped.returncode == 143, stopped.stderr
+    assert "Traceback" not in stopped.stderr and "Ctrl-C" not in stopped.stderr
+    assert status(run) == "interrupted"
+    assert json.loads((run / "run.json").read_text())["stopped_by"] == "SIGTERM"
+    resume(zoo_cli, run)
+    assert outcome(run) == outcome(parallel_reference)
+
+
+def test_a_killed_worker_is_reported_and_the_run_resumes(zoo_cli, parallel_reference, tmp_path):
+    """A worker killed alone (as the out-of-memory killer does) is named; the other trial goes on."""
+    run = tmp_path / "run"
+    process = zoo_cli.popen("train", write_spec(tmp_path, CORRIDOR, trials=2, workers=2), "--run-dir", run,
+                            "--no-progress", start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len({name.split("/")[0] for name in checkpoints(run)}) < 2 if run.exists() else True:
+            assert process.poll() is None and time.monotonic() < deadline, "no checkpoints from both workers"
+            time.sleep(0.01)
+        workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        trainers = [pid for pid in workers if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+        assert len(trainers) == 2
+        os.kill(int(trainers[-1]), signal.SIGKILL)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 1, err
+    assert "killed by SIGKILL" in err and "Traceback" not in err
+    assert status(run) == "failed"
+    assert sum((trial / "result.json").exists() for trial in trial_dirs(run)) == 1  # the other trial finished
+    resume(zoo_cli, run)
+    assert outcome(run) == outcome(parallel_reference)
+
+
+def test_two_resumes_at_once_train_the_run_once(zoo_cli, reference, tmp_path):
+    run = tmp_path / "run"
+    stopped = interrupt(zoo_cli, write_spec(tmp_path, CORRIDOR, trials=1, workers=1), run, 1, signal.SIGINT)
+    assert stopped.returncode == 130, stopped.stderr
+    both = [zoo_cli.popen("resume", run, "--no-progress") for _ in range(2)]
+    ends = [process.communicate(timeout=120) + (process.returncode,) for process in both]
+    codes = sorted(code for _, _, code in ends)
+    assert codes == [0, 2], ends
+    (_, refused, _), = [end for end in ends if end[2] == 2]
+    assert "is being trained by process" in refused, refused  # both start together; training takes seconds
+    assert status(run) == "finished"
+    assert outcome(run) == outcome(reference)
+
+
+def test_sigterm_to_a_single_process_run_exits_143_and_resumes(zoo_cli, reference, tmp_path):
+    run = tmp_path / "run"
+    stopped = interrupt(zoo_cli, write_spec(tmp_path, CORRIDOR, trials=1, workers=1), run, 1, signal.SIGTERM)
+    assert stopped.returncode == 143, stopped.stderr
+    assert "SIGTERM: stopping at the next checkpoint" in stopped.stderr and status(run) == "interrupted"
+    resume(zoo_cli, run)
+    assert outcome(run) == outcome(reference)

@@ -70,23 +70,19 @@ def resume(
     run: str = typer.Argument(..., help="A run folder, or a run id in the index."),
     runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
+    force: bool = typer.Option(False, "--force", help="Take over a run marked running by a process on another host."),
 ) -> None:
     """Continue an interrupted run from each trial's last checkpoint."""
     from .run import execute_run
-    from .store import RunFolder, RunIndex
+    from .store import RunFolder, find_run
 
-    path = Path(run)
-    if not path.is_dir():
-        matches = [row for row in RunIndex(_runs_dir(runs_dir)).query() if row["id"] == run]
-        if not matches:
-            raise ZooError(f"{run}: no such run folder, and no run with that id in {_runs_dir(runs_dir)}")
-        path = Path(matches[-1]["path"])
+    path = find_run(run, _runs_dir(runs_dir))
     folder = RunFolder(path)
     status = folder.manifest(require=("seeds", "trials"))["status"]
     if status == "finished":
         raise ZooError(f"{path}: run already finished; nothing to resume")
     registry = get_registry()
-    _finish(execute_run(folder, registry, progress=progress), folder)
+    _finish(execute_run(folder, registry, progress=progress, force=force), folder)
 
 
 def _finish(status: str, folder) -> None:
@@ -94,7 +90,7 @@ def _finish(status: str, folder) -> None:
 
     if status == "interrupted":
         typer.echo(f"interrupted; continue with: zoo resume {folder.path}", err=True)
-        raise typer.Exit(130)
+        raise typer.Exit(143 if folder.manifest().get("stopped_by") == "SIGTERM" else 130)
     typer.echo(f"finished: {folder.path}", err=True)
     for result_path in sorted((folder.path / "trials").glob("*/result.json")):
         result = read_json(result_path, dict)

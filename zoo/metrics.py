@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,23 +14,27 @@ from .errors import ZooError
 
 METRICS_FILE = "metrics.jsonl"
 
+log = logging.getLogger("zoo")
+
 
 class MetricLogger:
     """Appends ``{"step": s, name: value, ...}`` rows to ``metrics.jsonl`` (and TensorBoard).
 
     On resume from a checkpoint at step ``s`` the logger is opened with ``resume_step=s``: rows
     logged after ``s`` by the interrupted process are dropped, so the streams continue exactly
-    where the checkpoint left them.
+    where the checkpoint left them (lines that cannot be read as rows are kept, see `truncate_after`).
     """
 
     def __init__(self, directory: Path, *, tensorboard: bool = True, resume_step: int | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / METRICS_FILE
-        if resume_step is None:
-            self.path.write_text("")
-        else:
+        if resume_step is not None:
             truncate_after(self.path, resume_step)
+        elif self.path.exists():  # a trial started over: only the lines no one could read stay
+            truncate_after(self.path, -1)
+        else:
+            self.path.write_text("")
         self._file = self.path.open("a", encoding="utf-8")
         self._writer = None
         if tensorboard:
@@ -58,46 +65,87 @@ class MetricLogger:
             self._writer.close()
 
 
-def read_metrics(path: Path) -> list[dict[str, Any]]:
-    """All complete rows of a metrics file (a torn last line from a crash is ignored).
+@dataclass(frozen=True)
+class DamagedLine:
+    """A line of a metrics file that is not a row (a JSON object with an integer ``step``)."""
 
-    A row that parses but is not ``{"step": whole number, name: number or null, ...}`` is a ZooError
-    naming the file and line.
+    path: Path
+    number: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.number}: damaged metrics row skipped ({self.reason})"
+
+
+def scan_metrics(path: Path) -> tuple[list[dict[str, Any]], list[DamagedLine]]:
+    """The rows of a metrics file and its damaged lines, each named by line number.
+
+    A last line without its newline is a row torn by a crash; it is neither a row nor reported.
     """
-    rows = []
-    if not Path(path).is_file():
-        return rows
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ZooError(f"{path}: cannot read the metrics: {exc.strerror}") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            break
-        problem = _row_problem(row)
-        if problem:
-            raise ZooError(f"{path}:{number}: damaged metrics row: {problem}")
-        rows.append(row)
+    rows: list[dict[str, Any]] = []
+    damaged: list[DamagedLine] = []
+    for number, line, torn in _lines(path):
+        row, reason = _parse(line)
+        if row is not None:
+            rows.append(row)
+        elif not torn:
+            damaged.append(DamagedLine(Path(path), number, reason))
+    return rows, damaged
+
+
+def read_metrics(path: Path) -> list[dict[str, Any]]:
+    """The rows of a metrics file; each damaged line is skipped with a warning naming the file and line."""
+    rows, damaged = scan_metrics(path)
+    for line in damaged:
+        log.warning("%s", line)
     return rows
 
 
-def _row_problem(row: Any) -> str | None:
-    if not isinstance(row, dict):
-        return f"expected an object, found {type(row).__name__}"
-    step = row.get("step")
-    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        return "no step" if step is None else f"step {step!r} is not a whole number of steps"
-    for name, value in row.items():
-        if name != "step" and value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)):
-            return f"{name} is {value!r}, not a number"
-    return None
-
-
 def truncate_after(path: Path, step: int) -> None:
-    """Keep only the rows logged at or before `step`, rewriting the file atomically."""
+    """Keep only the rows logged at or before `step`, rewriting the file atomically.
+
+    Damaged lines stay where they are (their step is unknown, and nothing unread is deleted); only
+    a torn last line goes.
+    """
     from .store import atomic_write_text
 
-    kept = [row for row in read_metrics(path) if row["step"] <= step]
-    atomic_write_text(path, "".join(json.dumps(row) + "\n" for row in kept))
+    kept = []
+    for _, line, torn in _lines(path):
+        row, _ = _parse(line)
+        if row is None and not torn or row is not None and row["step"] <= step:
+            kept.append(line + "\n")
+    atomic_write_text(path, "".join(kept))
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str, bool]]:
+    """(1-based number, text, whether it is a torn last line) for every non-empty line of `path`."""
+    if not Path(path).is_file():
+        return
+    try:
+        text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise ZooError(f"{path}: cannot read the metrics: {exc.strerror}") from None
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.strip():
+            yield index + 1, line, index == len(lines) - 1
+
+
+def _parse(line: str) -> tuple[dict[str, Any] | None, str]:
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        return None, f"not JSON: {exc}"
+    if not isinstance(row, dict):
+        return None, "not a JSON object"
+    step = row.get("step")
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        return None, "no integer 'step'" if step is None or not isinstance(step, int) else f"negative step {step}"
+    for name, value in row.items():
+        if name == "step" or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None, f"'{name}' is {value!r}, not a number"
+        if not math.isfinite(value):
+            return None, f"non-finite '{name}'"
+    return row, ""

@@ -8,6 +8,7 @@ curves with bootstrap bands, and U-tests between runs.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from .metrics import read_metrics
 from .registry import Registry
 from .stats import bootstrap_ci, one_sided_u_tests
 from .store import RunFolder, atomic_write_text, read_json
+
+log = logging.getLogger("zoo")
 
 FINAL_FRACTION = 0.1  # the final return of a trial: mean over its last 10% of episodes
 
@@ -32,9 +35,12 @@ def reporter_for(registry: Registry, env: str) -> ReporterEntry | None:
 
 
 def open_runs(paths: list[Path]) -> list[RunFolder]:
+    """The run folders at `paths`, with a warning for each run that did not finish."""
     folders = [RunFolder(Path(p)) for p in paths]
     for folder in folders:
-        folder.manifest()  # a clear error for anything that is not a run folder
+        status = folder.manifest().get("status")  # a clear error for anything that is not a run folder
+        if status != "finished":
+            log.warning("%s: run is %s, not finished; its figures cover only what was trained", folder.path, status)
     return folders
 
 

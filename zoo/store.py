@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import logging
 import os
+import socket
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +21,10 @@ from .errors import ZooError
 
 MANIFEST = "run.json"
 INDEX = "index.sqlite"
+CLAIM = "claim.lock"
+INDEX_BUSY_SECONDS = 15
+
+log = logging.getLogger("zoo")
 STATUSES = ("created", "running", "interrupted", "finished", "failed")
 
 
@@ -38,6 +46,16 @@ def atomic_write_text(path: Path, text: str) -> None:
         if isinstance(exc, OSError):
             raise failure_at(path, exc, "write") from exc
         raise
+    fsync_path(path.parent)
+
+
+def fsync_path(path: Path) -> None:
+    """Flush a file's or a folder's entries to disk (a folder's fsync makes the names inside it durable)."""
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if Path(path).is_dir() else 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def failure_at(path: Path, exc: OSError, action: str) -> OSError:
@@ -108,8 +126,33 @@ class RunFolder:
         manifest = self.manifest()
         manifest.update(fields, updated=now())
         atomic_write_json(self.manifest_path, manifest)
-        RunIndex(self.path.parent).record(self.path, manifest)
+        RunIndex(self.path.parent).record_or_warn(self.path, manifest)
         return manifest
+
+    @contextmanager
+    def claim(self, *, force: bool = False) -> Iterator[None]:
+        """Hold the exclusive right to train this run (an flock on ``claim.lock``, released when the process ends).
+
+        A run marked running by a process on another host (a shared file system, where locks may not
+        reach) is refused too, unless `force`: for a claim left behind by a machine that went away.
+        """
+        manifest = self.manifest()
+        host = socket.gethostname()
+        if not force and manifest.get("status") == "running" and manifest.get("host") not in (None, host):
+            raise ZooError(f"{self.path}: run is marked running by process {manifest.get('pid')} on host "
+                           f"{manifest.get('host')}; if that process is gone, continue with 'zoo resume --force'")
+        fd = os.open(self.path / CLAIM, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                raise ZooError(f"{self.path}: run is being trained by {holder}; wait for it or stop it first") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"process {os.getpid()} on {host} since {now()}\n".encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def trial_dir(self, trial: int) -> Path:
         return self.path / "trials" / f"{trial:03d}"
@@ -141,33 +184,51 @@ def manifest_problem(manifest: Any, require: tuple[str, ...] = ()) -> str | None
     return None
 
 
-def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, Any]) -> RunFolder:
-    """Create `target` with `files` and the manifest, all at once: built aside, then renamed.
+def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, Any], *, unique: bool = False) -> RunFolder:
+    """Create `target` with `files` and the manifest, all at once: built aside, then renamed onto a reserved name.
 
-    An existing `target` is an error and is left untouched.
+    With `unique`, a taken name gets the first free suffix ``-2``, ``-3``, ... (concurrent launches
+    each reserve their own); without, an existing `target` is an error and is left untouched. The
+    manifest's ``id`` is the folder's final name.
     """
     target = Path(target)
-    if target.exists():
-        raise ZooError(f"{target}: run folder already exists; choose another --run-dir or resume it with 'zoo resume {target}'")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+        final = _reserve(target, unique)
     except OSError as exc:
         raise failure_at(target, exc, "create the run folder") from exc
+    manifest = {**manifest, "id": final.name}
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{final.name}.", suffix=".tmp"))
     try:
         for name, text in files.items():
             (staging / name).write_text(text, encoding="utf-8")
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.rename(staging, target)
-    except FileExistsError:
-        _remove_tree(staging)
-        raise ZooError(f"{target}: run folder already exists") from None
+        for path in staging.iterdir():
+            fsync_path(path)
+        os.rename(staging, final)  # onto the empty folder reserved for it
+        fsync_path(final.parent)
     except BaseException:
         _remove_tree(staging)
+        if final.is_dir() and not any(final.iterdir()):
+            final.rmdir()
         raise
-    folder = RunFolder(target)
-    RunIndex(target.parent).record(target, manifest)
-    return folder
+    RunIndex(final.parent).record_or_warn(final, manifest)
+    return RunFolder(final)
+
+
+def _reserve(target: Path, unique: bool) -> Path:
+    """Create an empty folder at `target` (or, with `unique`, at the first free ``target-N``) and return it."""
+    candidate, number = target, 1
+    while True:
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            if not unique:
+                raise ZooError(f"{target}: run folder already exists; choose another --run-dir "
+                               f"or resume it with 'zoo resume {target}'") from None
+            number += 1
+            candidate = target.with_name(f"{target.name}-{number}")
 
 
 def _remove_tree(path: Path) -> None:
@@ -185,20 +246,59 @@ class RunIndex:
     COLUMNS = ("path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated")
 
     def _connect(self) -> sqlite3.Connection:
-        """Open the index; an index written by another version of zoo is rebuilt from the run folders."""
+        """Open the index. It is derived data: one that is missing, damaged or of another zoo version is rebuilt from the run folders."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise failure_at(self.path.parent, exc, "create the runs folder") from exc
-        connection = sqlite3.connect(self.path, timeout=30)
-        columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
-        if columns and columns != self.COLUMNS:
+        try:
+            return self._open()
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._busy_error() from None
+            damage = exc
+        except sqlite3.DatabaseError as exc:
+            damage = exc
+        with self._healing():
+            try:  # another process may have healed it meanwhile
+                return self._open()
+            except sqlite3.DatabaseError:
+                aside = self.path.with_name(f"{INDEX}.damaged-{int(time.time())}-{os.getpid()}")
+                os.replace(self.path, aside)
+                log.warning("%s was damaged (%s); moved it to %s and rebuilt the index from the run folders",
+                            self.path, damage, aside.name)
+                return self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        fresh = not self.path.exists()
+        connection = sqlite3.connect(self.path, timeout=INDEX_BUSY_SECONDS)
+        try:
+            columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
+            stale = bool(columns) and columns != self.COLUMNS
             with connection:
-                connection.execute("DROP TABLE runs")
-            self._create(connection)
-            self._reindex(connection)
-        self._create(connection)
-        return connection
+                if stale:
+                    connection.execute("DROP TABLE runs")
+                self._create(connection)
+            if stale or fresh:
+                self._reindex(connection)
+            return connection
+        except BaseException:
+            connection.close()
+            raise
+
+    @contextmanager
+    def _healing(self) -> Iterator[None]:
+        """One process at a time moves a damaged index aside and rebuilds it."""
+        fd = os.open(self.path.with_name(f"{INDEX}.heal.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _busy_error(self) -> ZooError:
+        return ZooError(f"{self.path}: the run index stayed locked by another process for {INDEX_BUSY_SECONDS} s; "
+                        "try again when it is done")
 
     @staticmethod
     def _create(connection: sqlite3.Connection) -> None:
@@ -208,8 +308,20 @@ class RunIndex:
         )
 
     def record(self, run_path: Path, manifest: dict[str, Any]) -> None:
-        with closing(self._connect()) as connection, connection:
-            self._insert(connection, run_path, manifest)
+        try:
+            with closing(self._connect()) as connection, connection:
+                self._insert(connection, run_path, manifest)
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._busy_error() from None
+            raise
+
+    def record_or_warn(self, run_path: Path, manifest: dict[str, Any]) -> None:
+        """Record a run, or warn when the index cannot take it now (the run folder, not the index, is the record)."""
+        try:
+            self.record(run_path, manifest)
+        except (ZooError, sqlite3.Error, OSError) as exc:
+            log.warning("%s not recorded in the index (%s); 'zoo runs --rebuild' adds it", run_path, exc)
 
     @staticmethod
     def _insert(connection: sqlite3.Connection, run_path: Path, manifest: dict[str, Any]) -> None:
@@ -227,18 +339,28 @@ class RunIndex:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        if not self.path.exists():
+        if not self.path.parent.is_dir():
             return []
-        with closing(self._connect()) as connection:
-            connection.row_factory = sqlite3.Row
-            rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
+        try:
+            with closing(self._connect()) as connection:
+                connection.row_factory = sqlite3.Row
+                rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._busy_error() from None
+            raise
         return [dict(row) for row in rows]
 
     def rebuild(self) -> int:
         """Re-index every run folder below the runs directory; returns how many were found."""
-        with closing(self._connect()) as connection, connection:
-            connection.execute("DELETE FROM runs")
-            return self._reindex(connection)
+        try:
+            with closing(self._connect()) as connection, connection:
+                connection.execute("DELETE FROM runs")
+                return self._reindex(connection)
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._busy_error() from None
+            raise
 
     def _reindex(self, connection: sqlite3.Connection) -> int:
         found = 0
@@ -246,10 +368,42 @@ class RunIndex:
             try:
                 self._insert(connection, manifest_path.parent, read_json(manifest_path))
                 found += 1
-            except (OSError, ZooError):
+            except (OSError, ValueError, AttributeError, sqlite3.Error, ZooError):
                 continue
         connection.commit()
         return found
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def find_run(reference: str, runs_dir: Path) -> Path:
+    """The run folder that `reference` names: a folder, or a run id (the index's and the run folders' own).
+
+    An id that several folders carry (a copied run folder keeps its manifest) is an error naming each.
+    """
+    path = Path(reference)
+    if path.is_dir():
+        return path
+    runs_dir = Path(runs_dir)
+    matches = {Path(row["path"]) for row in RunIndex(runs_dir).query() if row["id"] == reference}
+    for manifest_path in runs_dir.glob(f"*/{MANIFEST}"):
+        if manifest_path.parent.name == reference:
+            matches.add(manifest_path.parent.resolve())
+            continue
+        try:
+            if read_json(manifest_path).get("id") == reference:
+                matches.add(manifest_path.parent.resolve())
+        except (OSError, ValueError, AttributeError):
+            continue
+    matches = {match for match in matches if match.is_dir()}
+    if not matches:
+        raise ZooError(f"{reference}: no such run folder, and no run with that id in {runs_dir}")
+    if len(matches) > 1:
+        listed = "\n".join(f"  {match}" for match in sorted(matches))
+        raise ZooError(f"{reference}: {len(matches)} run folders have this id; name one of them:\n{listed}")
+    return matches.pop()
 
 
 def iter_checkpoints(checkpoint_root: Path) -> Iterator[tuple[int, Path]]:

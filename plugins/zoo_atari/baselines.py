@@ -6,14 +6,13 @@
   ``trials: 18`` runs all of them and the report takes the best);
 * perturb: the fixed action with probability 1 - ``perturb``, else a uniform one (per decision).
 
-Checkpoints fall between episodes; the first episode after the agent is built or loaded resets the
-env with a seed derived from the trial seed and the episodes done, later ones reset unseeded
-(re-seeding an ALE env reloads its ROM).
+Checkpoints fall between episodes; the first episode resets the env with a seed derived from the
+trial seed, later ones reset unseeded (re-seeding an ALE env reloads its ROM), and loading a
+checkpoint replays those resets on the fresh env.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +20,7 @@ import numpy as np
 from pydantic import Field
 
 from zoo import Agent, Params, TrialContext
+from zoo.agent import EpisodeResets
 
 
 class BaselineParams(Params):
@@ -47,12 +47,7 @@ class BaselineAgent(Agent):
         if not 0 <= self.action < actions:
             raise ValueError(f"action {self.action} is outside the env's {actions} actions")
         self.rng = np.random.default_rng(context.seed)
-        self._steps = self.episodes = 0
-        self._reseed = True
-
-    @property
-    def steps(self) -> int:
-        return self._steps
+        self.resets = EpisodeResets(episode_seed(context.seed, 0))
 
     def act(self, rng: np.random.Generator) -> int:
         n = int(self.env.action_space.n)
@@ -69,19 +64,12 @@ class BaselineAgent(Agent):
             total, steps, done = total + float(reward), steps + 1, terminated or truncated
         return total, steps
 
-    def learn(self, steps: int) -> None:
-        target = self._steps + steps
-        while self._steps < target:
-            self.learn_episodes(1)
-
-    def learn_episodes(self, episodes: int) -> None:
-        for _ in range(episodes):
-            seed = episode_seed(self.context.seed, self.episodes) if self._reseed else None
-            total, steps = self.play(self.env, seed, self.rng)
-            self._reseed = False
-            self._steps += steps
-            self.episodes += 1
-            self.context.logger.log(self._steps, episode_return=total, episode_length=steps)
+    def train_step(self) -> None:
+        """One episode."""
+        total, steps = self.play(self.env, self.resets.next_seed(), self.rng)
+        self._steps += steps
+        self.episodes += 1
+        self.context.logger.log(self._steps, episode_return=total, episode_length=steps)
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
         env, rng = self.context.make_env(seed), np.random.default_rng(seed)
@@ -91,14 +79,11 @@ class BaselineAgent(Agent):
             env.close()
 
     def save(self, directory: Path) -> None:
-        state = {"steps": self._steps, "episodes": self.episodes, "rng": self.rng.bit_generator.state}
-        (Path(directory) / "baseline.json").write_text(json.dumps(state))
+        self.save_state(directory, "baseline.json", rng=self.rng, resets=self.resets.count)
 
     def load(self, directory: Path) -> None:
-        state = json.loads((Path(directory) / "baseline.json").read_text())
-        self._steps, self.episodes = state["steps"], state["episodes"]
-        self.rng.bit_generator.state = state["rng"]
-        self._reseed = True
+        state = self.load_state(directory, "baseline.json", rng=self.rng)
+        self.resets.replay(self.env, state["resets"])
 
     def close(self) -> None:
         self.env.close()

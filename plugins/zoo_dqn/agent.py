@@ -2,9 +2,9 @@
 
 Each trial draws its own exploration and replay samples from a generator seeded by the trial's
 seed, and the linear algebra acts on each trial's row alone, so a trial's numbers are the same
-whichever trials share its batch. Budgets in episodes stop every trial at an episode boundary,
-so checkpoints resume exactly (boards are replayed from the env's seed); a budget in steps may
-stop mid-episode, and then a resumed trial starts a fresh board.
+whichever trials share its batch. A checkpoint keeps how many boards each env dealt and the moves
+of each episode in progress; loading it deals the boards again and replays those moves, so a
+resumed trial continues exactly, whether its budget stopped it between episodes or within one.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from .replay import Replay
 class LinearDQNAgent(Agent):
     """Algorithm 1 of the GOHR paper for a batch of trials (``batched_trials=True``)."""
 
+    exact_resume = True
+
     def __init__(self, params: LinearDQNParams, contexts: list):
         self.params, self.contexts = params, contexts
         self.envs = [context.make_env(context.seed) for context in contexts]
@@ -45,6 +47,7 @@ class LinearDQNAgent(Agent):
         self.moves = np.zeros(trials, np.int64)
         self.types = np.zeros((trials, CELLS), np.int64)
         self.last = np.zeros(trials, np.int64)
+        self.actions: list[list[int]] = [[] for _ in contexts]  # the moves of each episode in progress
 
     @property
     def steps(self) -> list[int]:
@@ -83,6 +86,8 @@ class LinearDQNAgent(Agent):
         self.types[rows], self.last[rows] = self.features.keys(np.stack(observations))
         self.fresh[rows], self.playing[rows] = False, True
         self.errors[rows], self.moves[rows] = 0, 0
+        for t in rows:
+            self.actions[t] = []
 
     def _move(self, rows: np.ndarray) -> None:
         """One move of every trial in `rows`, then one replay update of those with enough transitions."""
@@ -94,6 +99,7 @@ class LinearDQNAgent(Agent):
             obs, rewards[i], done[i], truncated, _ = self.envs[t].step(int(action))
             ended[i] = done[i] or truncated
             observations.append(obs)
+            self.actions[t].append(int(action))
         next_types, next_last = self.features.keys(np.stack(observations))
         self.replay.add(rows, last=last, kind=types[np.arange(len(rows)), actions // BUCKETS], bucket=actions % BUCKETS,
                         reward=rewards, done=done, next_last=next_last, next_types=next_types)
@@ -164,6 +170,8 @@ class LinearDQNAgent(Agent):
         np.savez(directory / "state.npz", **self.q.state(), **self.replay.state(), **counters)
         rngs = [rng.bit_generator.state for rng in self.rngs]
         (directory / "rngs.json").write_text(json.dumps(rngs))
+        moves = [actions if playing else None for actions, playing in zip(self.actions, self.playing)]
+        (directory / "episodes.json").write_text(json.dumps(moves))
 
     def load(self, directory: Path) -> None:
         with np.load(directory / "state.npz", allow_pickle=False) as arrays:
@@ -177,6 +185,23 @@ class LinearDQNAgent(Agent):
             for _ in range(int(drawn) - 1):
                 env.reset()
         self.playing[:] = False
+        episodes = directory / "episodes.json"
+        if episodes.exists():
+            for t, moves in enumerate(json.loads(episodes.read_text())):
+                if moves is not None:
+                    self._replay(t, moves)
+
+    def _replay(self, t: int, moves: list[int]) -> None:
+        """Bring trial `t` back into its episode in progress: on its board (dealt again by `load`), replay `moves`."""
+        self.fresh[t] = True
+        self._begin(np.array([t]))
+        obs = self.envs[t].unwrapped.observation()
+        for action in moves:
+            obs, reward, _, _, _ = self.envs[t].step(action)
+            self.errors[t] += reward < 0
+            self.moves[t] += 1
+        self.actions[t] = list(moves)
+        self.types[[t]], self.last[[t]] = self.features.keys(obs[None])
 
     def close(self) -> None:
         for env in self.envs:

@@ -8,7 +8,6 @@ episode boundary, so checkpoints (arrays and JSON only) resume exactly.
 from __future__ import annotations
 
 import copy
-import json
 from collections import deque
 from pathlib import Path
 
@@ -61,7 +60,13 @@ class History:
 
 
 class MLPDQNAgent(Agent):
-    """Double DQN with Huber loss and RMSprop, masked to occupied cells not rejected since the last accepted move."""
+    """Double DQN with Huber loss and RMSprop, masked to occupied cells not rejected since the last accepted move.
+
+    A checkpoint holds the boards dealt and the moves of the episode in progress; loading it deals
+    those boards again and replays the moves, so a resumed trial continues exactly.
+    """
+
+    exact_resume = True
 
     def __init__(self, params: MLPDQNParams, context: TrialContext):
         import torch
@@ -81,27 +86,9 @@ class MLPDQNAgent(Agent):
         self.buffer = {"state": np.zeros((n, self.history.size), np.uint8), "next": np.zeros((n, self.history.size), np.uint8),
                        "action": np.zeros(n, np.int64), "reward": np.zeros(n, np.float32), "done": np.zeros(n, bool),
                        "next_valid": np.zeros((n, ACTIONS), bool)}
-        self.counts = {"size": 0, "head": 0, "steps": 0, "episodes": 0, "boards": 1, "fresh": 1}
+        self.counts = {"size": 0, "head": 0, "boards": 1, "fresh": 1}
         self.rng = np.random.default_rng([context.seed, 2])
         self.playing = False
-
-    @property
-    def steps(self) -> int:
-        return self.counts["steps"]
-
-    @property
-    def episodes(self) -> int:
-        return self.counts["episodes"]
-
-    def learn(self, steps: int) -> None:
-        goal = self.steps + steps
-        while self.steps < goal:
-            self._move()
-
-    def learn_episodes(self, episodes: int) -> None:
-        goal = self.episodes + episodes
-        while self.episodes < goal:
-            self._move()
 
     def _begin(self) -> None:
         if self.counts["fresh"]:
@@ -113,7 +100,22 @@ class MLPDQNAgent(Agent):
         self.history.clear()
         self.rejected: set[int] = set()
         self.errors = self.moves = 0
+        self.actions: list[int] = []
         self.playing = True
+
+    def _apply(self, action: int) -> tuple[float, bool, bool]:
+        """Play `action` and keep the episode's books (accepted moves, rejected cells, errors); (reward, done, truncated)."""
+        before = self.obs
+        self.obs, reward, done, truncated, _ = self.env.step(action)
+        if reward == 0.0:
+            self.history.accepted(before, action)
+            self.rejected.clear()
+        else:
+            self.rejected.add(action)
+            self.errors += 1
+        self.moves += 1
+        self.actions.append(action)
+        return reward, done, truncated
 
     def _valid(self) -> np.ndarray:
         valid = self.env.unwrapped.action_masks()
@@ -122,7 +124,8 @@ class MLPDQNAgent(Agent):
         valid[list(self.rejected)] = False
         return valid if valid.any() else self.env.unwrapped.action_masks()
 
-    def _move(self) -> None:
+    def train_step(self) -> None:
+        """One move (the first of an episode deals its board), one replay update, and the episode's row when it ends."""
         import torch
 
         if not self.playing:
@@ -134,23 +137,15 @@ class MLPDQNAgent(Agent):
             with torch.no_grad():
                 q = self.net(torch.as_tensor(state)[None])[0].numpy()
             action = int(np.where(valid, q, -np.inf).argmax())
-        before = self.obs
-        self.obs, reward, done, truncated, _ = self.env.step(action)
-        if reward == 0.0:
-            self.history.accepted(before, action)
-            self.rejected.clear()
-        else:
-            self.rejected.add(action)
-            self.errors += 1
+        reward, done, truncated = self._apply(action)
         self._store(state, action, reward, done, self.history.vector(self.obs), self._valid())
         self._update()
-        self.counts["steps"] += 1
-        self.moves += 1
+        self._steps += 1
         if self.steps % self.params.target_period == 0:
             self.target.load_state_dict(self.net.state_dict())
         if done or truncated:
             self.playing = False
-            self.counts["episodes"] += 1
+            self.episodes += 1
             self.context.logger.log(self.steps, episode_return=-float(self.errors), episode_errors=self.errors,
                                     episode_moves=self.moves)
 
@@ -186,7 +181,8 @@ class MLPDQNAgent(Agent):
         for i, state in self.optimizer.state_dict()["state"].items():
             tensors |= {f"opt.{i}.{k}": v.numpy() for k, v in state.items()}
         np.savez(directory / "state.npz", **tensors, **{f"buffer.{k}": v for k, v in self.buffer.items()})
-        (directory / "counters.json").write_text(json.dumps({**self.counts, "rng": self.rng.bit_generator.state}))
+        self.save_state(directory, "counters.json", **self.counts, rng=self.rng,
+                        episode_moves=self.actions if self.playing else None)
 
     def load(self, directory: Path) -> None:
         import torch
@@ -200,12 +196,17 @@ class MLPDQNAgent(Agent):
             self.optimizer.load_state_dict(state)
             for name in self.buffer:
                 self.buffer[name][...] = arrays[f"buffer.{name}"]
-        counters = json.loads((directory / "counters.json").read_text())
-        self.rng.bit_generator.state = counters.pop("rng")
-        self.counts.update(counters)
+        state = self.load_state(directory, "counters.json", rng=self.rng)
+        moves = state.pop("episode_moves", None)
+        self.counts.update(state)
         for _ in range(self.counts["boards"] - 1):
             self.env.reset()
         self.playing = False
+        if moves is not None:  # the episode in progress: its board is dealt, replay its moves
+            self.counts["fresh"] = 1
+            self._begin()
+            for action in moves:
+                self._apply(int(action))
 
     def close(self) -> None:
         self.env.close()

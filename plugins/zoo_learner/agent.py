@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,24 +80,9 @@ class SubstrateAgent(Agent):
             self.envs.close()
             raise ZooError(str(exc)) from None
         self.system.actor.reset(seed=context.seed)
-        self._steps = 0
-        self.episodes = 0
 
-    @property
-    def steps(self) -> int:
-        return self._steps
-
-    def learn(self, steps: int) -> None:
-        target = self._steps + steps
-        while self._steps < target:
-            self._round()
-
-    def learn_episodes(self, episodes: int) -> None:
-        target = self.episodes + episodes
-        while self.episodes < target:
-            self._round()
-
-    def _round(self) -> None:
+    def train_step(self) -> None:
+        """One round: the actors collect, then the learner trains on the replay."""
         transitions, finished = self.system.collect()
         for episode in finished:
             self.context.logger.log(self._steps + transitions, episode_return=episode.episode_return,
@@ -160,8 +144,7 @@ class SubstrateAgent(Agent):
         write_json(directory / "controllers.json", [c.state_dict() for c in self.controllers])
         write_json(directory / "random.json", {"actions": generator_state(system.generator),
                                                "replay": system.rng.bit_generator.state})
-        (directory / "counters.json").write_text(json.dumps({
-            "steps": self._steps, "episodes": self.episodes, "vector_steps": system.actor.vector_steps}))
+        self.save_state(directory, "counters.json", vector_steps=system.actor.vector_steps)
 
     def load(self, directory: Path) -> None:
         system = self.system
@@ -175,8 +158,7 @@ class SubstrateAgent(Agent):
         randoms = read_json(directory / "random.json")
         set_generator_state(system.generator, randoms["actions"])
         system.rng.bit_generator.state = randoms["replay"]
-        counters = json.loads((directory / "counters.json").read_text())
-        self._steps, self.episodes = int(counters["steps"]), int(counters["episodes"])
+        counters = self.load_state(directory, "counters.json")
         system.actor.vector_steps = int(counters["vector_steps"])
         system.actor.reset(seed=self.context.seed + self._steps)
         # the saved version, so that it pulls newer weights when the run would

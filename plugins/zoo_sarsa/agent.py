@@ -5,15 +5,16 @@ normalisation); the step size is alpha over the largest number of active feature
 An episode that hits the env's time limit (e.g. the 18,000-frame cap) ends without bootstrapping,
 as in the ALE paper's code, unless ``bootstrap_on_truncation``.
 
-`learn` runs whole episodes, so checkpoints fall between episodes. The first episode after the agent
-is built or loaded resets the env with a seed derived from the trial seed and the episodes done
-(later ones reset unseeded: re-seeding an ALE env reloads its ROM, ~0.3 s); a resumed trial ends
-exactly as an uninterrupted one when the env's dynamics are deterministic given that seed.
+Each training step is a whole episode, so checkpoints fall between episodes. The first episode
+resets the env with a seed derived from the trial seed, later ones reset unseeded (re-seeding an
+ALE env reloads its ROM, ~0.3 s); a checkpoint counts the resets, and loading it replays them on a
+fresh env, so a resumed trial ends exactly as an uninterrupted one when the env draws its
+randomness at reset (GOHR). An env that also draws while stepping (ALE's sticky actions) resumes
+with the same weights but other random draws.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +22,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from zoo import Agent, Params, TrialContext
+from zoo.agent import EpisodeResets
 
 from .learner import SarsaLambda
 
@@ -74,6 +76,8 @@ def build_features(spec: dict[str, Any], env):
 class SarsaAgent(Agent):
     """Trains SARSA(lambda) one episode at a time on one env."""
 
+    exact_resume = True
+
     def __init__(self, params: SarsaParams, context: TrialContext):
         self.params, self.context = params, context
         self.env = context.make_env(context.seed)
@@ -86,12 +90,7 @@ class SarsaAgent(Agent):
             repeated_indices=bool(getattr(self.features, "repeated_indices", False)),
         )
         self.reward_scale: float | None = None
-        self._steps = self.episodes = 0
-        self._reseed = True
-
-    @property
-    def steps(self) -> int:
-        return self._steps
+        self.resets = EpisodeResets(episode_seed(context.seed, 0))
 
     def _reward(self, reward: float) -> float:
         if self.params.reward_norm == "none" or reward == 0:
@@ -110,8 +109,7 @@ class SarsaAgent(Agent):
         """One training episode: (raw return, decisions)."""
         learner, env = self.learner, self.env
         learner.clear_traces()
-        active, action = self._start(env, episode_seed(self.context.seed, self.episodes) if self._reseed else None)
-        self._reseed = False
+        active, action = self._start(env, self.resets.next_seed())
         total, steps = 0.0, 0
         while True:
             q = learner.mark(active, action)
@@ -129,17 +127,11 @@ class SarsaAgent(Agent):
             if truncated:
                 return total, steps
 
-    def learn(self, steps: int) -> None:
-        target = self._steps + steps
-        while self._steps < target:
-            self.learn_episodes(1)
-
-    def learn_episodes(self, episodes: int) -> None:
-        for _ in range(episodes):
-            total, steps = self.run_episode()
-            self._steps += steps
-            self.episodes += 1
-            self.context.logger.log(self._steps, episode_return=total, episode_length=steps)
+    def train_step(self) -> None:
+        total, steps = self.run_episode()
+        self._steps += steps
+        self.episodes += 1
+        self.context.logger.log(self._steps, episode_return=total, episode_length=steps)
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
         """Returns of the same epsilon-greedy policy with learning off."""
@@ -168,9 +160,8 @@ class SarsaAgent(Agent):
         theta = self.learner.weights()
         nonzero = np.flatnonzero(theta)
         np.savez(directory / "weights.npz", index=nonzero, value=theta[nonzero])
-        state = {"steps": self._steps, "episodes": self.episodes, "reward_scale": self.reward_scale,
-                 "max_active": self.learner.max_active, "rng": self.rng.bit_generator.state}
-        (directory / "sarsa.json").write_text(json.dumps(state))
+        self.save_state(directory, "sarsa.json", reward_scale=self.reward_scale, max_active=self.learner.max_active,
+                        rng=self.rng, resets=self.resets.count)
 
     def load(self, directory: Path) -> None:
         directory = Path(directory)
@@ -178,11 +169,9 @@ class SarsaAgent(Agent):
         with np.load(directory / "weights.npz", allow_pickle=False) as data:
             self.learner.theta[:] = 0
             self.learner.theta[data["index"]] = data["value"]
-        state = json.loads((directory / "sarsa.json").read_text())
-        self._steps, self.episodes = state["steps"], state["episodes"]
+        state = self.load_state(directory, "sarsa.json", rng=self.rng)
         self.reward_scale, self.learner.max_active = state["reward_scale"], state["max_active"]
-        self.rng.bit_generator.state = state["rng"]
-        self._reseed = True
+        self.resets.replay(self.env, state["resets"])
 
     def close(self) -> None:
         self.env.close()

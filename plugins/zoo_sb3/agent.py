@@ -1,16 +1,22 @@
 """A zoo Agent around a stable-baselines3 algorithm.
 
 Checkpoints hold only tensors, arrays and JSON (no pickles): the network and optimizer state
-dicts, the counters and, for off-policy algorithms, the replay buffer. On resume the model is
-rebuilt from the spec and these are loaded into it; the environments start a fresh episode.
+dicts, the counters, the action space's random state and, for off-policy algorithms, the replay
+buffer; and what an interruption would lose of the rollout in progress: the last observations,
+SB3's episode-info buffers and, per env, how its episode in progress began (the reset's seed, or
+the env's random state before an unseeded reset) with the actions taken since. On resume the model
+is rebuilt from the spec, these are loaded into it and each env replays its episode, so a trial on
+envs whose randomness comes from their seed and ``np_random`` continues exactly.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter
@@ -24,6 +30,8 @@ BUFFER_FIELDS = ("observations", "next_observations", "actions", "rewards", "don
 
 class SB3Agent(Agent):
     """Trains an SB3 algorithm in chunks; schedules run over the whole trial budget."""
+
+    exact_resume = True
 
     def __init__(self, algorithm: type, params: Any, context: TrialContext):
         import torch
@@ -39,7 +47,7 @@ class SB3Agent(Agent):
         if params.policy_kwargs.activation is not None:
             policy_kwargs["activation_fn"] = getattr(torch.nn, ACTIVATIONS[params.policy_kwargs.activation])
         seeds = [context.seed + i for i in range(params.n_envs)]
-        env = DummyVecEnv([lambda s=s: Monitor(context.make_env(s)) for s in seeds])
+        env = DummyVecEnv([lambda s=s: EpisodeRecorder(Monitor(context.make_env(s))) for s in seeds])
         self.model = algorithm(
             params.policy, env, policy_kwargs=policy_kwargs or None, seed=context.seed, device="cpu", verbose=0, **hyper
         )
@@ -87,7 +95,9 @@ class SB3Agent(Agent):
         torch.save(self.model.policy.optimizer.state_dict(), directory / "optimizer.pt")
         counters = {name: getattr(self.model, name) for name in COUNTERS if hasattr(self.model, name)}
         counters["episodes"] = self._callback.episodes
+        counters["action_space"] = self.model.action_space.np_random.bit_generator.state
         (directory / "counters.json").write_text(json.dumps(counters))
+        self._save_rollout(directory)
         buffer = getattr(self.model, "replay_buffer", None)
         if buffer is not None:  # only the filled part of the buffer
             filled = buffer.buffer_size if buffer.full else buffer.pos
@@ -101,8 +111,10 @@ class SB3Agent(Agent):
         self.model.policy.optimizer.load_state_dict(torch.load(directory / "optimizer.pt", weights_only=True))
         counters = json.loads((directory / "counters.json").read_text())
         self._callback.episodes = counters.pop("episodes")
+        self.model.action_space.np_random.bit_generator.state = counters.pop("action_space")
         for name, value in counters.items():
             setattr(self.model, name, value)
+        self._load_rollout(directory)
         replay = directory / "replay.npz"
         if replay.exists():
             buffer = self.model.replay_buffer
@@ -111,6 +123,31 @@ class SB3Agent(Agent):
                     stored = data[name]
                     getattr(buffer, name)[: len(stored)] = stored
                 buffer.pos, buffer.full = int(data["pos"]), bool(data["full"])
+
+    def _save_rollout(self, directory: Path) -> None:
+        """The rollout in progress: last observations and episode starts, SB3's info buffers, each env's episode."""
+        model = self.model
+        if not isinstance(model._last_obs, np.ndarray):
+            return  # not started yet (or dict observations, which start afresh)
+        np.savez(directory / "rollout.npz", last_obs=model._last_obs, episode_starts=model._last_episode_starts)
+        rollout = {
+            "ep_info_buffer": [_plain(info) for info in model.ep_info_buffer],
+            "ep_success_buffer": [_plain(v) for v in model.ep_success_buffer],
+            "envs": [env.recording() for env in model.env.envs],
+        }
+        (directory / "rollout.json").write_text(json.dumps(rollout))
+
+    def _load_rollout(self, directory: Path) -> None:
+        if not (directory / "rollout.json").exists():
+            return
+        model = self.model
+        rollout = json.loads((directory / "rollout.json").read_text())
+        for env, recording in zip(model.env.envs, rollout["envs"]):
+            env.replay(recording)
+        with np.load(directory / "rollout.npz", allow_pickle=False) as data:
+            model._last_obs, model._last_episode_starts = data["last_obs"], data["episode_starts"]
+        model.ep_info_buffer = deque(rollout["ep_info_buffer"], maxlen=model._stats_window_size)
+        model.ep_success_buffer = deque(rollout["ep_success_buffer"], maxlen=model._stats_window_size)
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
         from stable_baselines3.common.evaluation import evaluate_policy
@@ -127,6 +164,40 @@ class SB3Agent(Agent):
 
     def close(self) -> None:
         self.model.get_env().close()
+
+
+class EpisodeRecorder(gymnasium.Wrapper):
+    """Remembers how the episode in progress began and the actions since, so that a fresh env can replay it."""
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        random = None if seed is not None else self.env.unwrapped.np_random.bit_generator.state
+        self._start = {"seed": seed, "np_random": random, "options": options}
+        self._actions: list[Any] = []
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action):
+        self._actions.append(np.asarray(action).tolist())
+        return self.env.step(action)
+
+    def recording(self) -> dict[str, Any]:
+        return {"start": self._start, "actions": self._actions}
+
+    def replay(self, recording: dict[str, Any]) -> None:
+        """Bring this env (a fresh copy) to where the recorded one was: same reset, same actions."""
+        start = recording["start"]
+        if start["seed"] is None:
+            self.env.unwrapped.np_random.bit_generator.state = start["np_random"]
+        self.reset(seed=start["seed"], options=start["options"])
+        dtype = getattr(self.action_space, "dtype", None)
+        for action in recording["actions"]:
+            self.step(np.asarray(action, dtype=dtype))
+
+
+def _plain(value: Any) -> Any:
+    """Numpy scalars inside a dict as Python numbers (SB3's episode infos), for JSON."""
+    if isinstance(value, dict):
+        return {key: _plain(v) for key, v in value.items()}
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class _EpisodeLogger(BaseCallback):

@@ -1,0 +1,241 @@
+"""Training the trials of a run: building agents from the spec, the budget loop, and resuming from checkpoints.
+
+Trials are trained in *trial groups*: one trial per group, or for an agent registered with
+``batched_trials=True`` one batch of trials per worker. A group is what a worker process trains.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .agent import Agent, Progress, TrialContext
+from .checkpoints import Checkpoint, load_newest, remove_torn, save_checkpoint
+from .errors import ZooError
+from .metrics import MetricLogger
+from .registry import Registry, get_registry
+from .seeding import seed_everything
+from .spec import SpecBase, parse_spec
+from .store import RunFolder, atomic_write_json, now, read_json
+from .yamlio import load_file
+
+RESOLVED_SPEC = "spec.yaml"
+RESULT = "result.json"
+RESUMES = "resumes.jsonl"
+
+
+class Interrupted(Exception):
+    """A trial stopped at a checkpoint because the user asked it to."""
+
+
+@dataclass
+class Trainee:
+    """An agent with the contexts (and so the metric loggers) of the trials it trains."""
+
+    agent: Agent
+    contexts: list[TrialContext] = field(default_factory=list)
+
+    def close(self) -> None:
+        try:
+            self.agent.close()
+        finally:
+            close_loggers(self.contexts)
+
+
+@dataclass
+class Built:
+    """An agent and the metric logger of its one trial (what `build_trial` returns)."""
+
+    agent: Agent
+    logger: MetricLogger
+
+
+def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
+                  tensorboard: bool, resume_step: int | None) -> TrialContext:
+    """The TrialContext of one trial: env factories, a metric logger in `directory`, the budget and the meta-controller."""
+    env_entry = registry.get("env", spec.env.type)
+    meta_controller = None
+    if spec.meta_controller is not None:
+        meta_entry = registry.get("meta_controller", spec.meta_controller.type)
+        meta_controller = lambda space, rng: meta_entry.factory(spec.meta_controller, space, rng)  # noqa: E731
+    return TrialContext(
+        seed=seed, trial=trial, directory=directory, env_params=spec.env,
+        make_env=lambda env_seed: env_entry.factory(spec.env, env_seed),
+        logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
+        budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
+        make_vector_env=(lambda n, env_seed: env_entry.vector_factory(spec.env, n, env_seed))
+        if env_entry.vector_factory is not None else None,
+    )
+
+
+def build_agent(spec: SpecBase, registry: Registry, contexts: list[TrialContext]) -> Trainee:
+    """The one place an agent is made from a spec: a batched agent gets every context, another its only one.
+
+    On failure the contexts' loggers are closed before the error propagates.
+    """
+    entry = registry.get("agent", spec.agent.type)
+    try:
+        agent = entry.factory(spec.agent, contexts if entry.batched_trials else contexts[0])
+    except BaseException:
+        close_loggers(contexts)
+        raise
+    return Trainee(agent, contexts)
+
+
+def close_loggers(contexts: list[TrialContext]) -> None:
+    for context in contexts:
+        context.logger.close()
+
+
+def build_trial(
+    spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
+    tensorboard: bool, resume_step: int | None = None,
+) -> Built:
+    """Make the logger, meta-controller and agent of one trial (an agent that trains batches of trials gets a batch of one)."""
+    context = trial_context(spec, registry, seed=seed, trial=trial, directory=directory,
+                            tensorboard=tensorboard, resume_step=resume_step)
+    return Built(build_agent(spec, registry, [context]).agent, context.logger)
+
+
+def load_run_spec(folder: RunFolder, registry: Registry) -> SpecBase:
+    """The resolved spec of a run folder, validated against the installed plugins."""
+    return parse_spec(load_file(folder.path / RESOLVED_SPEC), registry)
+
+
+def trial_groups(spec: SpecBase, registry: Registry) -> list[list[int]]:
+    """How trials are grouped: one trial per group, or for a batched agent one batch per worker."""
+    trials = list(range(spec.trials))
+    if not registry.get("agent", spec.agent.type).batched_trials:
+        return [[t] for t in trials]
+    workers = min(spec.backend.workers, len(trials))
+    size = -(-len(trials) // workers)
+    return [trials[i:i + size] for i in range(0, len(trials), size)]
+
+
+def group_dir(folder: RunFolder, group: list[int], batched: bool) -> Path:
+    """Where a trial group keeps its checkpoints: the trial's folder, or a batch folder."""
+    if not batched:
+        return folder.trial_dir(group[0])
+    return folder.path / "batches" / f"{group[0]:03d}-{group[-1]:03d}"
+
+
+def run_trials(
+    run_path: Path, group: list[int], *, registry: Registry | None = None,
+    should_stop: Callable[[], bool] = lambda: False, report: Callable[[int, int], None] = lambda t, s: None,
+) -> list[dict[str, Any]]:
+    """Train the trials of `group` to the budget, resuming from the group's newest loadable checkpoint if any."""
+    registry = registry or get_registry()
+    folder = RunFolder(Path(run_path))
+    spec = load_run_spec(folder, registry)
+    entry = registry.get("agent", spec.agent.type)
+    seeds = [folder.manifest()["seeds"][t] for t in group]
+    if all((folder.trial_dir(t) / RESULT).exists() for t in group):
+        results = [read_json(folder.trial_dir(t) / RESULT, dict) for t in group]
+        for result in results:
+            report(result["trial"], result["progress"])
+        return results
+
+    import torch
+
+    torch.set_num_threads(spec.backend.torch_threads)
+    checkpoints = group_dir(folder, group, entry.batched_trials) / "checkpoints"
+    remove_torn(checkpoints)
+
+    def build(checkpoint: Checkpoint | None) -> Trainee:
+        seed_everything(seeds[0])
+        resume_steps = checkpoint.steps if checkpoint else [None] * len(group)
+        contexts = []
+        try:
+            for trial, seed, resume in zip(group, seeds, resume_steps):
+                contexts.append(trial_context(spec, registry, seed=seed, trial=trial, directory=folder.trial_dir(trial),
+                                              tensorboard=spec.logging.tensorboard, resume_step=resume))
+        except BaseException:
+            close_loggers(contexts)
+            raise
+        return build_agent(spec, registry, contexts)
+
+    trainee, checkpoint = load_newest(checkpoints, build)
+    agent = trainee.agent
+    if checkpoint is not None:
+        _note_resume(folder, group, checkpoint, agent)
+    progress = Progress(agent, spec.budget.unit, entry.batched_trials)
+    started, cpu_started = time.time(), time.process_time()
+    try:
+        for trial, done in zip(group, progress.per_trial()):
+            report(trial, done)
+        _train_to_budget(spec, trainee, progress, checkpoints, group, should_stop, report)
+        elapsed, cpu = round(time.time() - started, 3), round(time.process_time() - cpu_started, 3)
+        evaluations = _evaluate(agent, spec, seeds, entry.batched_trials)
+        results = []
+        for index, (trial, seed) in enumerate(zip(group, seeds)):
+            result = {"trial": trial, "seed": seed, "unit": spec.budget.unit, "progress": progress.per_trial()[index],
+                      "steps": progress.steps()[index], "wall_seconds": elapsed, "cpu_seconds": cpu}
+            if evaluations is not None:
+                returns = [float(r) for r in evaluations[index]]
+                result.update(eval_returns=returns, eval_mean=float(sum(returns) / len(returns)))
+            atomic_write_json(folder.trial_dir(trial) / RESULT, result)
+            results.append(result)
+        return results
+    finally:
+        trainee.close()
+
+
+def _train_to_budget(spec, trainee: Trainee, progress: Progress, checkpoints: Path, group: list[int],
+                     should_stop: Callable[[], bool], report: Callable[[int, int], None]) -> None:
+    """The budget loop: learn in chunks (a hundredth of the budget, at most 10,000), checkpoint at each interval."""
+    budget, interval = spec.budget.amount, spec.budget.checkpoint_interval
+    grain = max(1, min(budget // 100, 10_000))
+    while progress.least() < budget:
+        before = progress.least()
+        target = min(budget, _next_multiple(before, grain), _next_multiple(before, interval))
+        progress.learn(target - before)
+        after = progress.least()
+        if after <= before:
+            raise ZooError(f"agent '{spec.agent.type}' made no progress in learn(); its {spec.budget.unit} stayed at {before}")
+        for context in trainee.contexts:
+            context.logger.flush()
+        for trial, done in zip(group, progress.per_trial()):
+            report(trial, done)
+        stop = should_stop()
+        if after // interval > before // interval or after >= budget or stop:
+            save_checkpoint(trainee.agent, checkpoints, keep=spec.logging.keep_checkpoints, progress=progress)
+        if stop and after < budget:
+            raise Interrupted()
+
+
+def _note_resume(folder: RunFolder, group: list[int], checkpoint: Checkpoint, agent: Agent) -> None:
+    """Append to each trial's ``resumes.jsonl`` which checkpoint it continued from."""
+    for trial, steps in zip(group, checkpoint.steps):
+        line = {"checkpoint": checkpoint.path.name, "steps": steps, "at": now(), "exact": bool(agent.exact_resume)}
+        with (folder.trial_dir(trial) / RESUMES).open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
+
+
+def resumed_from(trial_dir: Path) -> list[str]:
+    """The checkpoints each resume of a trial continued from, by name (readable lines only)."""
+    path = trial_dir / RESUMES
+    if not path.exists():
+        return []
+    names = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            names.append(str(json.loads(line)["checkpoint"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return names
+
+
+def _evaluate(agent: Agent, spec: SpecBase, seeds: list[int], batched: bool) -> list[list[float]] | None:
+    if not spec.budget.eval_episodes:
+        return None
+    if batched:
+        return agent.evaluate(spec.budget.eval_episodes, seed=seeds[0] + 1)
+    return [agent.evaluate(spec.budget.eval_episodes, seed=seeds[0] + 1)]
+
+
+def _next_multiple(value: int, step: int) -> int:
+    return (value // step + 1) * step
