@@ -32,6 +32,20 @@ def _runs_dir_option():
     return typer.Option(None, "--runs-dir", help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs).")
 
 
+# the override options of every command that starts runs from a spec (train, study, tune)
+def set_option():
+    return typer.Option([], "--set", metavar="KEY.PATH=VALUE",
+                        help="Override one value of the spec, e.g. agent.learning_rate=3e-4 (repeatable).")
+
+
+def seed_option():
+    return typer.Option(None, "--seed", min=0, max=2**32 - 1, help="Override the spec's seed (and drop its seeds list).")
+
+
+def trials_option():
+    return typer.Option(None, "--trials", min=1, max=100_000, help="Override the spec's number of trials.")
+
+
 def _runs_dir(value: Optional[Path]) -> Path:
     from .store import default_runs_dir
 
@@ -64,12 +78,17 @@ def train(
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
     runs_dir: Optional[Path] = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    sets: list[str] = set_option(),
+    seed: Optional[int] = seed_option(),
+    trials: Optional[int] = trials_option(),
 ) -> None:
-    """Validate a spec, create its run folder and train every trial."""
+    """Validate a spec (with any overrides), create its run folder and train every trial."""
+    from .overrides import Overrides
     from .run import execute_run, prepare_run
 
     registry = get_registry()
-    folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir)
+    overrides = Overrides(tuple(sets), seed, trials)
+    folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
     typer.echo(f"run folder: {folder.path}", err=True)
     _finish(execute_run(folder, registry, progress=progress), folder)
 
@@ -233,16 +252,25 @@ def _add_plugin_commands() -> None:
         _commands_added = True
 
 
+def _global_options_first(args: list[str]) -> tuple[list[str], bool]:
+    """Move ``--debug`` (given anywhere before a ``--``) in front of the subcommand, where typer reads it."""
+    end = args.index("--") if "--" in args else len(args)
+    debug = "--debug" in args[:end]
+    if debug:
+        args = ["--debug"] + [arg for arg in args[:end] if arg != "--debug"] + args[end:]
+    return args, debug
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``zoo`` console script."""
     logger = logging.getLogger("zoo")
     if not any(isinstance(h, _WarningHandler) for h in logger.handlers):
         logger.addHandler(_WarningHandler())
         logger.propagate = False
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    args, debug = _global_options_first(list(argv if argv is not None else sys.argv[1:]))
     _add_plugin_commands()
     try:
-        app(args=argv, prog_name="zoo")  # standalone: usage errors print and exit 2
+        app(args=args, prog_name="zoo")  # standalone: usage errors print and exit 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
     except ZooError as exc:

@@ -24,6 +24,7 @@ from . import __version__
 from .agent import Agent, TrialContext
 from .errors import RunFailed, ZooError
 from .metrics import MetricLogger
+from .overrides import Overrides
 from .registry import Registry, get_registry
 from .seeding import load_rng_state, save_rng_state, seed_everything
 from .spec import SpecBase, parse_spec
@@ -53,9 +54,12 @@ class Built:
 
 # -- creating a run --------------------------------------------------------------------------
 
-def prepare_run(spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Path | None = None) -> RunFolder:
-    """Validate the spec and its objects, then create the run folder (nothing is written on error)."""
-    document = load_file(spec_path)
+def prepare_run(
+    spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Path | None = None, overrides: Overrides | None = None,
+) -> RunFolder:
+    """Validate the spec (with command-line overrides) and its objects, then create the run folder (nothing is written on error)."""
+    overrides = overrides or Overrides()
+    document = overrides.apply(load_file(spec_path))
     spec = parse_spec(document, registry)
     preflight(spec, registry)
     name = spec.name or Path(spec_path).stem
@@ -76,6 +80,7 @@ def prepare_run(spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Pa
         "steps": spec.budget.amount,
         "unit": spec.budget.unit,
         "seeds": spec.trial_seeds(),
+        "overrides": overrides.as_list(),
         "status": "created",
         "created": now(),
         "zoo_version": __version__,
@@ -323,7 +328,7 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True)
     _claim(folder)
     units = trial_units(spec, registry)
     stop = _StopFlag()
-    bar = _ProgressBar(enabled=progress and spec.logging.progress, trials=spec.trials,
+    bar = _ProgressBar(enabled=progress and spec.logging.progress, label=folder.path.name, trials=spec.trials,
                        amount=spec.budget.amount, unit=spec.budget.unit)
     status, error = "finished", None
     try:
@@ -457,8 +462,8 @@ class _StopFlag:
 class _ProgressBar:
     """A rich progress bar over the budget of all trials (on stderr)."""
 
-    def __init__(self, *, enabled: bool, trials: int, amount: int, unit: str):
-        self.enabled = enabled
+    def __init__(self, *, enabled: bool, label: str, trials: int, amount: int, unit: str):
+        self.enabled, self.label = enabled, label
         self.unit = unit
         self.total = trials * amount
         self.per_trial: dict[int, int] = {}
@@ -466,15 +471,16 @@ class _ProgressBar:
 
     def __enter__(self):
         if self.enabled:
+            import rich.markup
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
             self._progress = Progress(
-                TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
                 TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=False,
             )
             self._progress.__enter__()
-            self._task = self._progress.add_task("train", total=self.total)
+            self._task = self._progress.add_task(rich.markup.escape(self.label), total=self.total)
         return self
 
     def update(self, trial: int, steps: int) -> None:
