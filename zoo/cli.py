@@ -162,29 +162,51 @@ def runs(
     Console().print(table)
 
 
+def _collect(targets: list[str], runs_dir: Optional[Path]):
+    """The runs named on the command line; a note on stderr for each target skipped."""
+    from .collect import collect_runs
+
+    folders, notes = collect_runs(targets, _runs_dir(runs_dir))
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
+    if not folders:
+        raise ZooError(f"no runs in {' '.join(targets)}")
+    return folders
+
+
 @app.command()
 def report(
-    runs: list[Path] = typer.Argument(..., help="Run folders."),
+    runs: list[str] = typer.Argument(..., help="Runs: run folders, run ids, study folders or runs folders."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Folder for the report (default: RUN/report for one run)."),
+    runs_dir: Optional[Path] = _runs_dir_option(),
 ) -> None:
     """Write figures and tables for runs, with the metrics of their environment's reporter."""
     from datetime import datetime
 
-    from .report import open_runs, report as write_report
+    from .report import report as write_report
 
-    folders = open_runs(runs)
+    folders = _collect(runs, runs_dir)
     out = output or (folders[0].path / "report" if len(folders) == 1 else Path(f"report-{datetime.now():%Y%m%d-%H%M%S}"))
     for path in write_report(get_registry(), folders, out):
         typer.echo(str(path))
 
 
 @app.command()
-def compare(run_a: Path = typer.Argument(..., help="A run folder."), run_b: Path = typer.Argument(..., help="Another.")) -> None:
+def compare(
+    run_a: str = typer.Argument(..., help="A run folder or run id."),
+    run_b: str = typer.Argument(..., help="Another."),
+    runs_dir: Optional[Path] = _runs_dir_option(),
+) -> None:
     """Compare two runs of the same environment (one-sided U-tests and the reporter's own metrics)."""
-    from .report import compare as compare_runs, open_runs
+    from .report import compare as compare_runs
 
-    a, b = open_runs([run_a, run_b])
-    typer.echo(compare_runs(get_registry(), a, b))
+    sides = []
+    for target in (run_a, run_b):
+        folders = _collect([target], runs_dir)
+        if len(folders) != 1:
+            raise ZooError(f"{target}: holds {len(folders)} runs; compare takes one run per side (zoo report takes many)")
+        sides.append(folders[0])
+    typer.echo(compare_runs(get_registry(), *sides))
 
 
 @app.command()

@@ -17,7 +17,7 @@ from .entries import ReporterEntry
 from .errors import ZooError
 from .metrics import read_metrics
 from .registry import Registry
-from .stats import bootstrap_ci, one_sided_u_tests
+from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
 from .store import RunFolder, atomic_write_text
 
 FINAL_FRACTION = 0.1  # the final return of a trial: mean over its last 10% of episodes
@@ -32,6 +32,7 @@ def reporter_for(registry: Registry, env: str) -> ReporterEntry | None:
 
 
 def open_runs(paths: list[Path]) -> list[RunFolder]:
+    """Run folders at `paths`, each checked to be one."""
     folders = [RunFolder(Path(p)) for p in paths]
     for folder in folders:
         folder.manifest()  # a clear error for anything that is not a run folder
@@ -59,9 +60,38 @@ def compare(registry: Registry, a: RunFolder, b: RunFolder) -> str:
     if env_a != env_b:
         raise ZooError(f"cannot compare runs of different environments ({env_a} and {env_b})")
     entry = reporter_for(registry, env_a)
-    if entry is not None and entry.compare is not None:
-        return entry.compare(a, b)
-    return generic_compare(a, b)
+    text = entry.compare(a, b) if entry is not None and entry.compare is not None else generic_compare(a, b)
+    differences = setting_differences(a, b)
+    if differences:
+        text = f"warning: the runs differ in {'; '.join(differences)}\n{text}"
+    return text
+
+
+#: the parts of a resolved spec that make two runs' numbers comparable: the task and the training budget
+COMPARABLE_BLOCKS = ("env", "budget")
+
+
+def setting_differences(a: RunFolder, b: RunFolder) -> list[str]:
+    """``key (value in a / value in b)`` for each env or budget setting (rule, protocol, steps...) that differs."""
+    import yaml
+
+    flat = []
+    for run in (a, b):
+        try:
+            spec = yaml.safe_load((run.path / "spec.yaml").read_text(encoding="utf-8")) or {}
+        except OSError:
+            spec = {}
+        flat.append(dict(_flatten({block: spec.get(block) for block in COMPARABLE_BLOCKS})))
+    keys = sorted(set(flat[0]) | set(flat[1]))
+    return [f"{key} ({flat[0].get(key, '-')} / {flat[1].get(key, '-')})" for key in keys if flat[0].get(key) != flat[1].get(key)]
+
+
+def _flatten(value: Any, prefix: str = ""):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}{key}.")
+    else:
+        yield prefix[:-1], value
 
 
 def trial_returns(run: RunFolder) -> list[list[tuple[int, float]]]:
@@ -153,12 +183,15 @@ def generic_compare(a: RunFolder, b: RunFolder) -> str:
     fa, fb = final_returns(a), final_returns(b)
     if len(fa) == 0 or len(fb) == 0:
         raise ZooError("both runs need finished episodes to compare")
-    tests = one_sided_u_tests(fa, fb)
     ida, idb = a.manifest()["id"], b.manifest()["id"]
-    return (f"{ida}: median final return {np.median(fa):.3f} over {len(fa)} trial(s)\n"
-            f"{idb}: median final return {np.median(fb):.3f} over {len(fb)} trial(s)\n"
-            f"Mann-Whitney U = {tests['u']:.1f}; p({ida} > {idb}) = {tests['p_greater']:.4g}; "
-            f"p({ida} < {idb}) = {tests['p_less']:.4g}")
+    lines = [f"{ida}: median final return {np.median(fa):.3f} over {len(fa)} trial(s)",
+             f"{idb}: median final return {np.median(fb):.3f} over {len(fb)} trial(s)"]
+    refusal = too_few_to_test(len(fa), len(fb))
+    if refusal:
+        return "\n".join(lines + [refusal])
+    tests = one_sided_u_tests(fa, fb)
+    return "\n".join(lines + [f"Mann-Whitney U = {tests['u']:.1f}; p({ida} > {idb}) = {tests['p_greater']:.4g}; "
+                              f"p({ida} < {idb}) = {tests['p_less']:.4g}"])
 
 
 def _fmt(value) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from zoo.collect import STUDY_LEDGER
 from zoo.errors import SpecError
 from zoo.overrides import Overrides
 from zoo.registry import Registry
@@ -49,9 +50,6 @@ def merged(base: dict, changes: dict) -> dict:
     for key, value in changes.items():
         out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else copy.deepcopy(value)
     return out
-
-
-STUDY_LEDGER = "study.json"
 
 
 def load_study(path: Path, registry: Registry, overrides: Overrides | None = None) -> tuple[StudySpec, dict[str, str]]:
@@ -134,10 +132,3 @@ def run_study(
             raise RunFailed(f"study stopped: run {folder.path} is {status}")
     return home, folders, "finished"
 
-
-def study_runs(folder: Path) -> list[Path] | None:
-    """The run folders of a study folder (from its ledger), or None if `folder` is not a study."""
-    ledger_path = Path(folder) / STUDY_LEDGER
-    if not ledger_path.is_file():
-        return None
-    return [Path(folder).parent / name for name in read_json(ledger_path)["runs"].values()]
