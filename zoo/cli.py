@@ -150,16 +150,25 @@ def runs(
     if rebuild:
         index.rebuild()
     rows = index.query(env=env, agent=agent, status=status)
+    from .report import run_result
+
+    for row in rows:
+        row["result"] = run_result(Path(row["path"]))
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("id", "env", "agent", "status", "trials", "budget", "created")
-    for row in rows:
-        table.add_row(row["id"], row["env"], row["agent"], row["status"], str(row["trials"]), f'{row["steps"]} {row["unit"] or "steps"}', row["created"])
-    Console().print(table)
+    table = Table("id", "env", "agent", "status", "trials", "budget", "result", "created")
+    table.columns[0].no_wrap = True  # ids are copied into other commands: never cut or wrapped
+    cells = [[row["id"], row["env"], row["agent"], row["status"], str(row["trials"]),
+              f'{row["steps"]} {row["unit"] or "steps"}', row["result"] or "-", row["created"]] for row in rows]
+    for line in cells:
+        table.add_row(*[str(cell) for cell in line])
+    widest = sum(max([len(str(c)) for c in column] + [8]) + 3 for column in zip(*cells)) if cells else 0
+    console = Console()
+    Console(width=max(console.width, widest)).print(table)
 
 
 def _collect(targets: list[str], runs_dir: Optional[Path]):

@@ -127,6 +127,20 @@ def _summary(run: RunFolder) -> dict[str, Any]:
     return row
 
 
+def run_result(path: Path) -> str | None:
+    """A run's headline for listings: the mean evaluation return over its trials, else the median final return."""
+    run = RunFolder(path)
+    try:
+        evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((path / "trials").glob("*/result.json"))]
+        evals = [e for e in evals if e is not None]
+        if evals:
+            return f"eval {np.mean(evals):.2f}"
+        finals = final_returns(run)
+    except (OSError, ValueError):
+        return None
+    return f"final {np.median(finals):.2f}" if len(finals) else None
+
+
 def generic_report(runs: list[RunFolder], out: Path) -> list[Path]:
     """A table of final and evaluation returns, and median learning curves with 95% bootstrap bands."""
     rows = [_summary(run) for run in runs]

@@ -29,7 +29,7 @@ from .registry import Registry, get_registry
 from .seeding import load_rng_state, save_rng_state, seed_everything
 from .spec import SpecBase, parse_spec
 from .store import (
-    RunFolder, atomic_write_json, create_run_folder, iter_checkpoints, now, read_json,
+    RunFolder, atomic_write_json, create_run_folder, iter_checkpoints, make_temp_dir, now, read_json,
 )
 from .yamlio import load_file
 
@@ -302,7 +302,7 @@ def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: "_Progress
     progress = progress or _Progress(agent, "steps", batched=False)
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"{progress.unit[:-1]}-{progress.least():012d}"
-    staging = Path(tempfile.mkdtemp(dir=root, prefix=".ckpt-", suffix=".tmp"))
+    staging = make_temp_dir(root, prefix=".ckpt-")
     try:
         (staging / "agent").mkdir()
         agent.save(staging / "agent")
