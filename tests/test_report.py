@@ -87,7 +87,7 @@ def test_compare_runs_no_test_below_three_trials_per_run(tmp_path):
     two = fake_run(tmp_path, "two", "gym", [[1.0] * 10, [2.0] * 10])
     three = fake_run(tmp_path, "three", "gym", [[float(t + 20)] * 10 for t in range(3)])
     text = compare(Registry(), two, three)
-    assert "no test: a rank test needs at least 3 trials per run (here 2 and 3)" in text and "Mann-Whitney" not in text
+    assert "no test: a significance test needs at least 3 trials per run (here 2 and 3)" in text and "Mann-Whitney" not in text
     assert "Mann-Whitney U" in compare(Registry(), three, three)
 
 

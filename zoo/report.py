@@ -154,11 +154,12 @@ def generic_report(runs: list[RunFolder], out: Path) -> list[Path]:
     summary = out / "summary.json"
     atomic_write_text(summary, json.dumps(rows, indent=2) + "\n")
     figure = out / "learning_curves.png"
-    _plot_curves(runs, figure)
+    plot_learning_curves(runs, figure)
     return [table, summary, figure]
 
 
-def _plot_curves(runs: list[RunFolder], path: Path, points: int = 50) -> None:
+def plot_learning_curves(runs: list[RunFolder], path: Path, points: int = 50, title: str = "learning curves") -> Path:
+    """Per run, the median over trials of the running-mean training return, with a 95% bootstrap band."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -176,13 +177,16 @@ def _plot_curves(runs: list[RunFolder], path: Path, points: int = 50) -> None:
         ax.plot(grid, median, label=run.manifest()["id"])
         if len(curves) > 1:
             low, high = bootstrap_ci(curves, axis=0, resamples=2000)
-            ax.fill_between(grid, low, high, alpha=0.25)
+            ax.fill_between(grid, low, high, alpha=0.25, label=f"{run.manifest()['id']}: 95% CI of the median")
     ax.set_xlabel("environment steps")
     ax.set_ylabel("episode return (running mean, median over trials)")
-    ax.legend(fontsize="small")
+    ax.set_title(title)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    return path
 
 
 def _running_mean(values: list[float], window: int = 10) -> np.ndarray:
