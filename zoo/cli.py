@@ -256,6 +256,42 @@ def list_entries(kind: Optional[str] = typer.Argument(None, help=f"One of: {', '
 
 
 @app.command()
+def describe(
+    kind: str = typer.Argument(..., help=f"One of: {', '.join(KINDS)}."),
+    name: str = typer.Argument(..., help="The entry's registered name (zoo list KIND shows them)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show one entry's parameters: their types, defaults and descriptions."""
+    from dataclasses import asdict
+
+    from .describe import parameter_rows
+    from .errors import did_you_mean
+
+    registry = get_registry()
+    if kind not in KINDS:
+        raise ZooError(f"unknown kind '{kind}'{did_you_mean(kind, list(KINDS))}; valid: {', '.join(KINDS)}")
+    entry = registry.get(kind, name)
+    rows = parameter_rows(entry.params)
+    if as_json:
+        typer.echo(json.dumps({"kind": kind, "name": name, "plugin": entry.plugin, "description": entry.description,
+                               "parameters": [asdict(row) for row in rows]}, indent=2))
+        return
+    if not rows:
+        typer.echo(f"{KINDS[kind][2]} '{name}' ({entry.plugin}) takes no parameters")
+        return
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table("parameter", "type", "default", "description",
+                  title=escape(f"{KINDS[kind][2]} '{name}' ({entry.plugin}): {entry.description}"))
+    table.columns[0].no_wrap = True
+    for row in rows:
+        table.add_row(*(escape(cell) for cell in (row.name, row.type, row.default, row.description)))
+    Console().print(table)
+
+
+@app.command()
 def schema(output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write to this file instead of stdout.")) -> None:
     """Write the JSON Schema of run specs for the installed plugins (for editor completion)."""
     from .spec import json_schema
