@@ -11,6 +11,7 @@ from typing import Optional
 import typer
 
 from .errors import RunFailed, ZooError
+from .overrides import Overrides
 from .registry import KINDS, get_registry
 
 app = typer.Typer(
@@ -83,7 +84,6 @@ def train(
     trials: Optional[int] = trials_option(),
 ) -> None:
     """Validate a spec (with any overrides), create its run folder and train every trial."""
-    from .overrides import Overrides
     from .run import execute_run, prepare_run
 
     registry = get_registry()
@@ -253,6 +253,27 @@ def list_entries(kind: Optional[str] = typer.Argument(None, help=f"One of: {', '
         for entry_name in registry.names(name):
             entry = registry.entries[name][entry_name]
             typer.echo(f"  {entry_name:24s} {entry.description}  [{entry.plugin}]")
+
+
+@app.command()
+def tune(
+    tuning: Path = typer.Argument(..., help="The tuning file (YAML): a spec, a search space and Optuna's settings."),
+    runs_dir: Optional[Path] = _runs_dir_option(),
+    sets: list[str] = set_option(),
+    seed: Optional[int] = seed_option(),
+    trials: Optional[int] = trials_option(),
+) -> None:
+    """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
+    from .tune import tune as run_tuning
+
+    summary = run_tuning(tuning, get_registry(), _runs_dir(runs_dir), base=Overrides(tuple(sets), seed, trials))
+    best = summary.get("best")
+    if best is None:
+        raise ZooError(f"no trial of {summary['study']} completed (all pruned or failed); widen the space or the pruner")
+    home = _runs_dir(runs_dir) / f"{summary['study']}.tune"
+    typer.echo(f"best: trial {best['number']} ({best['run']}), value {best['value']:.4g}, "
+               + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in best["params"].items()))
+    typer.echo(str(home / "best.yaml"))
 
 
 @app.command()
