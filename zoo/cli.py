@@ -262,11 +262,13 @@ def tune(
     sets: list[str] = set_option(),
     seed: Optional[int] = seed_option(),
     trials: Optional[int] = trials_option(),
+    n_trials: Optional[int] = typer.Option(None, "--n-trials", min=1, help="Optuna trials in all (default: the file's n_trials)."),
 ) -> None:
     """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
     from .tune import tune as run_tuning
 
-    summary = run_tuning(tuning, get_registry(), _runs_dir(runs_dir), base=Overrides(tuple(sets), seed, trials))
+    summary = run_tuning(tuning, get_registry(), _runs_dir(runs_dir), base=Overrides(tuple(sets), seed, trials),
+                         n_trials=n_trials)
     best = summary.get("best")
     if best is None:
         raise ZooError(f"no trial of {summary['study']} completed (all pruned or failed); widen the space or the pruner")

@@ -164,8 +164,10 @@ def suggest(trial, space: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrides | None = None) -> dict[str, Any]:
-    """Run the missing Optuna trials of a tuning file; returns the summary written to ``tune.json``."""
+def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrides | None = None,
+         n_trials: int | None = None) -> dict[str, Any]:
+    """Run the missing Optuna trials of a tuning file (`n_trials` in all, default the file's); returns
+    the summary written to ``tune.json``."""
     import optuna
     from optuna.trial import TrialState
 
@@ -184,7 +186,7 @@ def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrid
     for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a killed earlier call
         study.tell(stale.number, state=TrialState.FAIL)
     done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
-    for _ in range(max(0, settings.n_trials - done)):
+    for _ in range(max(0, (n_trials or settings.n_trials) - done)):
         trial = study.ask()
         _run_trial(study, trial, settings, spec_path, name, registry, Path(runs_dir), base)
     return _write_summary(study, home, Path(runs_dir))
