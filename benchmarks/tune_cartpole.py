@@ -1,6 +1,6 @@
 """zoo tune against SB3's defaults: PPO on CartPole-v1 at a small, equal budget.
 
-Tunes examples/tune/cartpole-ppo.yaml (PPO with SB3's default hyperparameters, 10,000 steps per
+Tunes examples/tune/cartpole-ppo.yaml (PPO with SB3's default hyperparameters, 5,000 steps per
 trial) with examples/tune/cartpole-ppo-tune.yaml (TPE, median pruner), then trains the defaults
 and the best spec found on seeds that tuning never saw, at the same budget, and prints the mean
 evaluation return of each and their ratio.
@@ -59,7 +59,7 @@ def main() -> None:
     print(f"tuning: {len(states)} trials ({states.count('complete')} complete, {states.count('pruned')} pruned) "
           f"in {tuned:.0f} CPU-s; best trial {summary['best']['number']}: {summary['best']['value']:.1f}, "
           + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in summary["best"]["params"].items()))
-    print(f"on {args.check_trials} unseen seeds at 10,000 steps, mean of 10 greedy evaluation episodes per seed:")
+    print(f"on {args.check_trials} unseen seeds at 5,000 steps, mean of 10 greedy evaluation episodes per seed:")
     print(f"  SB3 defaults: {np.mean(defaults):6.1f}  per seed {[round(x, 1) for x in defaults]}")
     print(f"  tuned:        {np.mean(tuned_returns):6.1f}  per seed {[round(x, 1) for x in tuned_returns]}")
     print(f"ratio tuned / defaults: {np.mean(tuned_returns) / max(np.mean(defaults), 1e-9):.2f}")
