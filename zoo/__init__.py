@@ -10,10 +10,12 @@ from .entries import (
 from .errors import ZooError
 from .hookspecs import hookimpl
 from .metrics import MetricLogger
+from .trained import load_agent
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Agent", "AgentEntry", "EnvEntry", "FeatureEntry", "MetaControllerEntry", "MetricLogger", "NoParams",
-    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "seeded_env", "__version__",
+    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
+    "__version__",
 ]

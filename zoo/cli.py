@@ -279,6 +279,24 @@ def tune(
 
 
 @app.command()
+def export(
+    run: str = typer.Argument(..., help="A run folder or run id."),
+    output: Path = typer.Option(..., "-o", "--output", help="The .zip to write (stable-baselines3's format)."),
+    trial: int = typer.Option(0, "--trial", min=0, help="Which trial's agent."),
+    runs_dir: Optional[Path] = _runs_dir_option(),
+) -> None:
+    """Write an SB3 agent's last checkpoint as stable-baselines3's own .zip (PPO.load reads it)."""
+    from .trained import export_sb3, load_agent
+
+    agent = load_agent(run, trial, registry=get_registry(), runs_dir=_runs_dir(runs_dir))
+    try:
+        for path in export_sb3(agent, output):
+            typer.echo(str(path))
+    finally:
+        agent.close()
+
+
+@app.command()
 def describe(
     kind: str = typer.Argument(..., help=f"One of: {', '.join(KINDS)}."),
     name: str = typer.Argument(..., help="The entry's registered name (zoo list KIND shows them)."),

@@ -27,6 +27,9 @@ BUFFER_FIELDS = ("observations", "next_observations", "actions", "rewards", "don
 class SB3Agent(Agent):
     """Trains an SB3 algorithm in chunks; schedules run over the whole trial budget."""
 
+    #: model attributes that are this wrapper's, not SB3's: left out of SB3's own .zip (zoo export)
+    UNSAVED = ("_update_current_progress_remaining",)
+
     def __init__(self, algorithm: type, params: Any, context: TrialContext):
         import torch
         from stable_baselines3.common.logger import Logger
