@@ -19,6 +19,10 @@ ROOT = Path(__file__).parents[1]
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
+def blocks(language: str, doc: Path = ROOT / "docs" / "workflow.md") -> list[str]:
+    return [code for lang, code in FENCE.findall(doc.read_text(encoding="utf-8")) if lang == language]
+
+
 def commands(doc: Path) -> list[str]:
     return [line[2:] for lang, code in FENCE.findall(doc.read_text(encoding="utf-8")) if lang == "console"
             for line in code.splitlines() if line.startswith("$ zoo ")]
@@ -41,17 +45,22 @@ def test_every_command_of_the_workflow_page_runs(scratch):
         assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
     assert (scratch / "runs" / "cartpole-ppo.tune" / "best.yaml").exists()
     assert (scratch / "report-all" / "learning_curves.png").exists()
+    for code in blocks("python"):  # after the commands: they use the runs and files the commands made
+        done = subprocess.run([sys.executable, "-c", code], cwd=scratch, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{code}\n{done.stderr[-2000:]}"
 
 
-def test_the_spec_blocks_of_the_workflow_page_validate(scratch):
+def test_the_yaml_blocks_of_the_workflow_page_validate(tmp_path):
     from zoo.registry import get_registry
     from zoo.spec import load_spec_text
+    from zoo.tune import load_tuning
 
-    specs = [code for lang, code in FENCE.findall((ROOT / "docs" / "workflow.md").read_text()) if lang == "yaml"
-             and code.lstrip().startswith(("# yaml-language-server", "env:"))]
-    assert specs
-    for code in specs:
-        load_spec_text(code, get_registry())
+    specs = [code for code in blocks("yaml") if code.lstrip().startswith(("# yaml-language-server", "env:"))]
+    tunings = [code for code in blocks("yaml") if code.lstrip().startswith("spec:")]
+    assert len(specs) == 1 and len(tunings) == 1
+    load_spec_text(specs[0], get_registry())
+    (tmp_path / "tuning.yaml").write_text(tunings[0])
+    assert load_tuning(tmp_path / "tuning.yaml").space
 
 
 def test_every_command_of_the_ale_methodology_runs(scratch):
