@@ -23,6 +23,7 @@ import yaml
 from . import __version__
 from .agent import Agent, TrialContext
 from .errors import RunFailed, ZooError
+from .evaluation import evaluate_and_keep_best
 from .metrics import MetricLogger
 from .overrides import Overrides
 from .registry import Registry, get_registry
@@ -238,6 +239,9 @@ def run_unit(
             for trial, done in zip(unit, progress.per_trial()):
                 report(trial, done)
             stop = should_stop()
+            every = spec.budget.eval_every
+            if every and (after // every > before // every or after >= budget):
+                evaluate_and_keep_best(agent, _evaluate(agent, spec, seeds, entry.batched_trials), contexts, home, progress)
             if after // interval > before // interval or after >= budget or stop:
                 save_checkpoint(agent, checkpoints, keep=spec.logging.keep_checkpoints, progress=progress)
             if stop and after < budget:

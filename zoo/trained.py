@@ -9,16 +9,18 @@ from pathlib import Path
 
 from .agent import Agent
 from .errors import ZooError
+from .evaluation import BEST
 from .registry import Registry, get_registry
 from .store import default_runs_dir, iter_checkpoints
 
 
 def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, registry: Registry | None = None,
                runs_dir: Path | None = None) -> Agent:
-    """The agent of `trial` of `run` (a run folder or a run id) with the weights of its last checkpoint.
+    """The agent of `trial` of `run` (a run folder or a run id) with the weights of a checkpoint.
 
     The agent is rebuilt from the run's resolved spec, as ``zoo resume`` does, then loads the
-    checkpoint; ``agent.evaluate(episodes, seed)`` plays it. Only ``checkpoint="last"`` exists so far.
+    checkpoint, or with ``checkpoint="best"`` the one of its best periodic evaluation (``budget.eval_every``);
+    ``agent.evaluate(episodes, seed)`` plays it.
     """
     from .collect import collect_runs
     from .run import build_trial, load_run_spec, unit_dir
@@ -31,14 +33,14 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
     spec = load_run_spec(folder, registry)
     if not 0 <= trial < spec.trials:
         raise ZooError(f"{folder.path}: no trial {trial}; the run has trials 0 to {spec.trials - 1}")
-    if checkpoint != "last":
-        raise ZooError(f"checkpoint '{checkpoint}': only 'last' is kept so far (periodic evaluation with a best "
-                       "checkpoint is not there yet)")
+    if checkpoint not in ("last", "best"):
+        raise ZooError(f"checkpoint '{checkpoint}': valid: last, best")
     if registry.get("agent", spec.agent.type).batched_trials:
         raise ZooError(f"agent '{spec.agent.type}' trains its trials in batches; load_agent takes agents of one trial")
-    found = list(iter_checkpoints(unit_dir(folder, [trial], False) / "checkpoints"))
+    found = list(iter_checkpoints(unit_dir(folder, [trial], False) / ("checkpoints" if checkpoint == "last" else BEST)))
     if not found:
-        raise ZooError(f"{folder.path}: trial {trial} has no checkpoint yet")
+        hint = " (a best checkpoint needs budget.eval_every)" if checkpoint == "best" else ""
+        raise ZooError(f"{folder.path}: trial {trial} has no {checkpoint} checkpoint yet{hint}")
     scratch = Path(tempfile.mkdtemp(prefix="zoo-agent-"))  # the rebuilt agent's logs go here, not into the run
     built = build_trial(spec, registry, seed=folder.manifest()["seeds"][trial], trial=trial,
                         directory=scratch, tensorboard=False)
