@@ -51,7 +51,8 @@ def _expand(path: Path, runs_dir: Path, notes: list[str]) -> list[Path]:
         notes += [f"{path}: study run {run} is gone; skipped" for run in missing]
         return [run for run in runs if run not in missing]
     if path.is_dir():
-        inside = sorted(child.parent for child in path.glob(f"*/{MANIFEST}"))
+        inside = sorted(child.parent for child in path.glob(f"*/{MANIFEST}")
+                        if not child.parent.name.startswith("."))  # not a run folder still being built aside
         if not inside:
             notes.append(f"{path}: skipped (a folder with no run, study or runs in it)")
         return inside
