@@ -5,7 +5,7 @@ trial) with examples/tune/cartpole-ppo-tune.yaml (TPE, median pruner), then trai
 and the best spec found on seeds that tuning never saw, at the same budget, and prints the mean
 evaluation return of each and their ratio.
 
-    python benchmarks/tune_cartpole.py [--trials 12] [--check-trials 3] [--runs-dir DIR]
+    python benchmarks/tune_cartpole.py [--trials 16] [--check-trials 5] [--runs-dir DIR]
 """
 
 import os
@@ -28,8 +28,8 @@ CHECK_SEED = 1000  # the seeds of the comparison: SeedSequence(1000), unlike tun
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=12, help="Optuna trials")
-    parser.add_argument("--check-trials", type=int, default=3, help="seeds of the defaults-against-best comparison")
+    parser.add_argument("--trials", type=int, default=16, help="Optuna trials")
+    parser.add_argument("--check-trials", type=int, default=5, help="seeds of the defaults-against-best comparison")
     parser.add_argument("--runs-dir", type=Path, default=None, help="keep the runs here (default: a temporary folder)")
     args = parser.parse_args()
 
