@@ -64,18 +64,18 @@ def test_eval_every_logs_evaluations_and_keeps_the_best_checkpoint(tmp_path):
 
 
 def test_eval_every_needs_evaluation_episodes():
+    from zoo.errors import SpecError
     from zoo.registry import get_registry
     from zoo.spec import load_spec_text
-    from zoo.errors import SpecError
 
     with pytest.raises(SpecError, match="eval_every evaluates eval_episodes episodes; give eval_episodes too"):
         load_spec_text(SPEC.replace("checkpoint_every: 64}", "eval_every: 32}"), get_registry())
 
 
 def test_zoo_export_writes_a_zip_that_sb3_loads(run, tmp_path, capsys, monkeypatch):
+    import gymnasium
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
-    import gymnasium
 
     monkeypatch.setenv("ZOO_RUNS_DIR", str(run.parent))
     out = tmp_path / "ppo.zip"

@@ -10,9 +10,8 @@ import yaml
 from zoo.cli import main
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo.store import RunIndex
+from zoo.store import RunFolder, RunIndex
 from zoo.tune import load_tuning, objective, tune
-from zoo.store import RunFolder
 
 SPEC = """\
 env: {type: gym, id: CartPole-v1}
