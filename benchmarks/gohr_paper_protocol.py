@@ -37,9 +37,9 @@ def main() -> None:
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-gohr-protocol-"))
     started = time.perf_counter()
-    folders = run_study(args.spec, registry, runs_dir, progress=False)
+    home, folders, _ = run_study(args.spec, registry, runs_dir, progress=False)
     trained = time.perf_counter() - started
-    out = args.report or folders[0].parent / "report"
+    out = args.report or home / "report"
     report(registry, open_runs(folders), out)
     reported = time.perf_counter() - started - trained
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -16,7 +16,7 @@ EXPECTED = {
     "02-unknown-agent.yaml": (3, 3, "agent.type", "unknown agent 'ppo2' (did you mean 'ppo'?); installed: a2c, "),
     "03-unknown-env-plugin.yaml": (2, 3, "env.type", "unknown environment 'gymm' (did you mean 'gym'?)"),
     "04-unknown-agent-field.yaml": (4, 3, "agent.lerning_rate", "unknown field 'lerning_rate' (did you mean 'learning_rate'?); valid fields: batch_size,"),
-    "05-wrong-type.yaml": (4, 3, "agent.learning_rate", "Input should be a valid number, unable to parse string as a number (given 'fast')"),
+    "05-wrong-type.yaml": (4, 3, "agent.learning_rate", "a learning rate is a number in (0, 1] or 'lin_<initial>' such as 'lin_3e-4' (given 'fast')"),
     "06-out-of-range.yaml": (4, 3, "agent.gamma", "Input should be less than or equal to 1 (given 1.5)"),
     "07-missing-budget.yaml": (1, 1, "budget", "required field is missing"),
     "08-missing-agent-type.yaml": (2, 1, "agent", "missing 'type': which agent? installed: a2c, "),

@@ -22,11 +22,13 @@ from .errors import ZooError
 from .hookspecs import hookimpl
 from .metrics import MetricLogger
 from .substrate import BehaviorSpace, BestRegion, Choice, Coordinate, MetaController, MetaControllerFactory
+from .trained import load_agent
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Agent", "AgentEntry", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
     "FeatureEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
-    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "seeded_env", "__version__",
+    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
+    "__version__",
 ]

@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import TypeVar
 
 from .agent import Agent, Progress
 from .seeding import load_rng_state, save_rng_state
-from .store import atomic_write_json, fsync_path, iter_checkpoints, read_json
+from .store import atomic_write_json, fsync_path, iter_checkpoints, make_temp_dir, read_json
 
 COMPLETE = "COMPLETE"
 PROGRESS = "progress.json"
@@ -51,7 +50,7 @@ def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: Progress |
     progress = progress or Progress(agent, "steps", batched=False)
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"{progress.unit[:-1]}-{progress.least():012d}"
-    staging = Path(tempfile.mkdtemp(dir=root, prefix=".ckpt-", suffix=".tmp"))
+    staging = make_temp_dir(root, prefix=".ckpt-")
     try:
         (staging / "agent").mkdir()
         agent.save(staging / "agent")

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from .errors import RunFailed, ZooError, error_message
+from .overrides import Overrides
 from .registry import KINDS, get_registry
 
 app = typer.Typer(
@@ -29,6 +30,20 @@ def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks 
 
 def _runs_dir_option():
     return typer.Option(None, "--runs-dir", help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs).")
+
+
+# the override options of every command that starts runs from a spec (train, study, tune)
+def set_option():
+    return typer.Option([], "--set", metavar="KEY.PATH=VALUE",
+                        help="Override one value of the spec, e.g. agent.learning_rate=3e-4 (repeatable).")
+
+
+def seed_option():
+    return typer.Option(None, "--seed", min=0, max=2**32 - 1, help="Override the spec's seed (and drop its seeds list).")
+
+
+def trials_option():
+    return typer.Option(None, "--trials", min=1, max=100_000, help="Override the spec's number of trials.")
 
 
 def _runs_dir(value: Path | None) -> Path:
@@ -55,12 +70,16 @@ def train(
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
     runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    sets: list[str] = set_option(),
+    seed: int | None = seed_option(),
+    trials: int | None = trials_option(),
 ) -> None:
-    """Validate a spec, create its run folder and train every trial."""
+    """Validate a spec (with any overrides), create its run folder and train every trial."""
     from .run import execute_run, prepare_run
 
     registry = get_registry()
-    folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir)
+    overrides = Overrides(tuple(sets), seed, trials)
+    folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
     typer.echo(f"run folder: {folder.path}", err=True)
     _finish(execute_run(folder, registry, progress=progress), folder)
 
@@ -120,43 +139,72 @@ def runs(
     if rebuild:
         index.rebuild()
     rows = index.query(env=env, agent=agent, status=status)
+    from .report import run_result
+
+    for row in rows:
+        row["result"] = run_result(Path(row["path"]))
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("id", "env", "agent", "status", "trials", "budget", "created")
-    for row in rows:
-        table.add_row(row["id"], row["env"], row["agent"], row["status"], str(row["trials"]), f'{row["steps"]} {row["unit"] or "steps"}', row["created"])
-    Console().print(table)
+    table = Table("id", "env", "agent", "status", "trials", "budget", "result", "created")
+    table.columns[0].no_wrap = True  # ids are copied into other commands: never cut or wrapped
+    cells = [[row["id"], row["env"], row["agent"], row["status"], str(row["trials"]),
+              f'{row["steps"]} {row["unit"] or "steps"}', row["result"] or "-", row["created"]] for row in rows]
+    for line in cells:
+        table.add_row(*[str(cell) for cell in line])
+    widest = sum(max([len(str(c)) for c in column] + [8]) + 3 for column in zip(*cells)) if cells else 0
+    console = Console()
+    Console(width=max(console.width, widest)).print(table)
+
+
+def _collect(targets: list[str], runs_dir: Path | None):
+    """The runs named on the command line; a note on stderr for each target skipped."""
+    from .collect import collect_runs
+
+    folders, notes = collect_runs(targets, _runs_dir(runs_dir))
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
+    if not folders:
+        raise ZooError(f"no runs in {' '.join(targets)}")
+    return folders
 
 
 @app.command()
 def report(
-    runs: list[Path] = typer.Argument(..., help="Run folders."),
+    runs: list[str] = typer.Argument(..., help="Runs: run folders, run ids, study folders or runs folders."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Folder for the report (default: RUN/report for one run)."),
+    runs_dir: Path | None = _runs_dir_option(),
 ) -> None:
     """Write figures and tables for runs, with the metrics of their environment's reporter."""
     from datetime import datetime
 
-    from .report import open_runs
     from .report import report as write_report
 
-    folders = open_runs(runs)
+    folders = _collect(runs, runs_dir)
     out = output or (folders[0].path / "report" if len(folders) == 1 else Path(f"report-{datetime.now():%Y%m%d-%H%M%S}"))
     for path in write_report(get_registry(), folders, out):
         typer.echo(str(path))
 
 
 @app.command()
-def compare(run_a: Path = typer.Argument(..., help="A run folder."), run_b: Path = typer.Argument(..., help="Another.")) -> None:
+def compare(
+    run_a: str = typer.Argument(..., help="A run folder or run id."),
+    run_b: str = typer.Argument(..., help="Another."),
+    runs_dir: Path | None = _runs_dir_option(),
+) -> None:
     """Compare two runs of the same environment (one-sided U-tests and the reporter's own metrics)."""
     from .report import compare as compare_runs
-    from .report import open_runs
 
-    a, b = open_runs([run_a, run_b])
-    typer.echo(compare_runs(get_registry(), a, b))
+    sides = []
+    for target in (run_a, run_b):
+        folders = _collect([target], runs_dir)
+        if len(folders) != 1:
+            raise ZooError(f"{target}: holds {len(folders)} runs; compare takes one run per side (zoo report takes many)")
+        sides.append(folders[0])
+    typer.echo(compare_runs(get_registry(), *sides))
 
 
 @app.command()
@@ -197,6 +245,83 @@ def list_entries(kind: str | None = typer.Argument(None, help=f"One of: {', '.jo
 
 
 @app.command()
+def tune(
+    tuning: Path = typer.Argument(..., help="The tuning file (YAML): a spec, a search space and Optuna's settings."),
+    runs_dir: Path | None = _runs_dir_option(),
+    sets: list[str] = set_option(),
+    seed: int | None = seed_option(),
+    trials: int | None = trials_option(),
+    n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Optuna trials in all (default: the file's n_trials)."),
+) -> None:
+    """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
+    from .tune import tune as run_tuning
+
+    summary = run_tuning(tuning, get_registry(), _runs_dir(runs_dir), base=Overrides(tuple(sets), seed, trials),
+                         n_trials=n_trials)
+    best = summary.get("best")
+    if best is None:
+        raise ZooError(f"no trial of {summary['study']} completed (all pruned or failed); widen the space or the pruner")
+    home = _runs_dir(runs_dir) / f"{summary['study']}.tune"
+    typer.echo(f"best: trial {best['number']} ({best['run']}), value {best['value']:.4g}, "
+               + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in best["params"].items()))
+    typer.echo(str(home / "best.yaml"))
+
+
+@app.command()
+def export(
+    run: str = typer.Argument(..., help="A run folder or run id."),
+    output: Path = typer.Option(..., "-o", "--output", help="The .zip to write (stable-baselines3's format)."),
+    trial: int = typer.Option(0, "--trial", min=0, help="Which trial's agent."),
+    runs_dir: Path | None = _runs_dir_option(),
+) -> None:
+    """Write an SB3 agent's last checkpoint as stable-baselines3's own .zip (PPO.load reads it)."""
+    from .trained import export_sb3, load_agent
+
+    agent = load_agent(run, trial, registry=get_registry(), runs_dir=_runs_dir(runs_dir))
+    try:
+        for path in export_sb3(agent, output):
+            typer.echo(str(path))
+    finally:
+        agent.close()
+
+
+@app.command()
+def describe(
+    kind: str = typer.Argument(..., help=f"One of: {', '.join(KINDS)}."),
+    name: str = typer.Argument(..., help="The entry's registered name (zoo list KIND shows them)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show one entry's parameters: their types, defaults and descriptions."""
+    from dataclasses import asdict
+
+    from .describe import parameter_rows
+    from .errors import did_you_mean
+
+    registry = get_registry()
+    if kind not in KINDS:
+        raise ZooError(f"unknown kind '{kind}'{did_you_mean(kind, list(KINDS))}; valid: {', '.join(KINDS)}")
+    entry = registry.get(kind, name)
+    rows = parameter_rows(entry.params)
+    if as_json:
+        typer.echo(json.dumps({"kind": kind, "name": name, "plugin": entry.plugin, "description": entry.description,
+                               "parameters": [asdict(row) for row in rows]}, indent=2))
+        return
+    if not rows:
+        typer.echo(f"{KINDS[kind][2]} '{name}' ({entry.plugin}) takes no parameters")
+        return
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table("parameter", "type", "default", "description",
+                  title=escape(f"{KINDS[kind][2]} '{name}' ({entry.plugin}): {entry.description}"))
+    table.columns[0].no_wrap = True
+    for row in rows:
+        table.add_row(*(escape(cell) for cell in (row.name, row.type, row.default, row.description)))
+    Console().print(table)
+
+
+@app.command()
 def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to this file instead of stdout.")) -> None:
     """Write the JSON Schema of run specs for the installed plugins (for editor completion)."""
     from .spec import json_schema
@@ -227,17 +352,26 @@ def _add_plugin_commands() -> None:
         _commands_added = True
 
 
+def _global_options_first(args: list[str]) -> tuple[list[str], bool]:
+    """Move ``--debug`` (given anywhere before a ``--``) in front of the subcommand, where typer reads it."""
+    end = args.index("--") if "--" in args else len(args)
+    debug = "--debug" in args[:end]
+    if debug:
+        args = ["--debug"] + [arg for arg in args[:end] if arg != "--debug"] + args[end:]
+    return args, debug
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``zoo`` console script."""
     logger = logging.getLogger("zoo")
     if not any(isinstance(h, _WarningHandler) for h in logger.handlers):
         logger.addHandler(_WarningHandler())
         logger.propagate = False
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    args, debug = _global_options_first(list(argv if argv is not None else sys.argv[1:]))
     logger.setLevel(logging.DEBUG if debug else logging.WARNING)
     try:
         _add_plugin_commands()
-        app(args=argv, prog_name="zoo")  # standalone: usage errors print and exit 2
+        app(args=args, prog_name="zoo")  # standalone: usage errors print and exit 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
     except ZooError as exc:

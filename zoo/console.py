@@ -63,8 +63,8 @@ class StopFlag:
 class ProgressBar:
     """A rich progress bar over the budget of all trials (on stderr)."""
 
-    def __init__(self, *, enabled: bool, trials: int, amount: int, unit: str):
-        self.enabled = enabled
+    def __init__(self, *, enabled: bool, label: str, trials: int, amount: int, unit: str):
+        self.enabled, self.label = enabled, label
         self.unit = unit
         self.total = trials * amount
         self.per_trial: dict[int, int] = {}
@@ -72,6 +72,7 @@ class ProgressBar:
 
     def __enter__(self):
         if self.enabled:
+            import rich.markup
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
@@ -83,11 +84,11 @@ class ProgressBar:
             )
 
             self._progress = Progress(
-                TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
                 TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=False,
             )
             self._progress.__enter__()
-            self._task = self._progress.add_task("train", total=self.total)
+            self._task = self._progress.add_task(rich.markup.escape(self.label), total=self.total)
         return self
 
     def update(self, trial: int, done: int) -> None:

@@ -18,7 +18,7 @@ from .entries import ReporterEntry
 from .errors import ZooError
 from .metrics import read_metrics
 from .registry import Registry
-from .stats import bootstrap_ci, one_sided_u_tests
+from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
 from .store import RunFolder, atomic_write_text, read_json
 
 log = logging.getLogger("zoo")
@@ -65,9 +65,38 @@ def compare(registry: Registry, a: RunFolder, b: RunFolder) -> str:
     if env_a != env_b:
         raise ZooError(f"cannot compare runs of different environments ({env_a} and {env_b})")
     entry = reporter_for(registry, env_a)
-    if entry is not None and entry.compare is not None:
-        return entry.compare(a, b)
-    return generic_compare(a, b)
+    text = entry.compare(a, b) if entry is not None and entry.compare is not None else generic_compare(a, b)
+    differences = setting_differences(a, b)
+    if differences:
+        text = f"warning: the runs differ in {'; '.join(differences)}\n{text}"
+    return text
+
+
+#: the parts of a resolved spec that make two runs' numbers comparable: the task and the training budget
+COMPARABLE_BLOCKS = ("env", "budget")
+
+
+def setting_differences(a: RunFolder, b: RunFolder) -> list[str]:
+    """``key (value in a / value in b)`` for each env or budget setting (rule, protocol, steps...) that differs."""
+    import yaml
+
+    flat = []
+    for run in (a, b):
+        try:
+            spec = yaml.safe_load((run.path / "spec.yaml").read_text(encoding="utf-8")) or {}
+        except OSError:
+            spec = {}
+        flat.append(dict(_flatten({block: spec.get(block) for block in COMPARABLE_BLOCKS})))
+    keys = sorted(set(flat[0]) | set(flat[1]))
+    return [f"{key} ({flat[0].get(key, '-')} / {flat[1].get(key, '-')})" for key in keys if flat[0].get(key) != flat[1].get(key)]
+
+
+def _flatten(value: Any, prefix: str = ""):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}{key}.")
+    else:
+        yield prefix[:-1], value
 
 
 def trial_returns(run: RunFolder) -> list[list[tuple[int, float]]]:
@@ -103,6 +132,20 @@ def _summary(run: RunFolder) -> dict[str, Any]:
     return row
 
 
+def run_result(path: Path) -> str | None:
+    """A run's headline for listings: the mean evaluation return over its trials, else the median final return."""
+    run = RunFolder(path)
+    try:
+        evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((path / "trials").glob("*/result.json"))]
+        evals = [e for e in evals if e is not None]
+        if evals:
+            return f"eval {np.mean(evals):.2f}"
+        finals = final_returns(run)
+    except (OSError, ValueError):
+        return None
+    return f"final {np.median(finals):.2f}" if len(finals) else None
+
+
 def generic_report(runs: list[RunFolder], out: Path) -> list[Path]:
     """A table of final and evaluation returns, and median learning curves with 95% bootstrap bands."""
     rows = [_summary(run) for run in runs]
@@ -116,11 +159,12 @@ def generic_report(runs: list[RunFolder], out: Path) -> list[Path]:
     summary = out / "summary.json"
     atomic_write_text(summary, json.dumps(rows, indent=2) + "\n")
     figure = out / "learning_curves.png"
-    _plot_curves(runs, figure)
+    plot_learning_curves(runs, figure)
     return [table, summary, figure]
 
 
-def _plot_curves(runs: list[RunFolder], path: Path, points: int = 50) -> None:
+def plot_learning_curves(runs: list[RunFolder], path: Path, points: int = 50, title: str = "learning curves") -> Path:
+    """Per run, the median over trials of the running-mean training return, with a 95% bootstrap band."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -138,13 +182,16 @@ def _plot_curves(runs: list[RunFolder], path: Path, points: int = 50) -> None:
         ax.plot(grid, median, label=run.manifest()["id"])
         if len(curves) > 1:
             low, high = bootstrap_ci(curves, axis=0, resamples=2000)
-            ax.fill_between(grid, low, high, alpha=0.25)
+            ax.fill_between(grid, low, high, alpha=0.25, label=f"{run.manifest()['id']}: 95% CI of the median")
     ax.set_xlabel("environment steps")
     ax.set_ylabel("episode return (running mean, median over trials)")
-    ax.legend(fontsize="small")
+    ax.set_title(title)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    return path
 
 
 def _running_mean(values: list[float], window: int = 10) -> np.ndarray:
@@ -159,12 +206,15 @@ def generic_compare(a: RunFolder, b: RunFolder) -> str:
     fa, fb = final_returns(a), final_returns(b)
     if len(fa) == 0 or len(fb) == 0:
         raise ZooError("both runs need finished episodes to compare")
-    tests = one_sided_u_tests(fa, fb)
     ida, idb = a.manifest()["id"], b.manifest()["id"]
-    return (f"{ida}: median final return {np.median(fa):.3f} over {len(fa)} trial(s)\n"
-            f"{idb}: median final return {np.median(fb):.3f} over {len(fb)} trial(s)\n"
-            f"Mann-Whitney U = {tests['u']:.1f}; p({ida} > {idb}) = {tests['p_greater']:.4g}; "
-            f"p({ida} < {idb}) = {tests['p_less']:.4g}")
+    lines = [f"{ida}: median final return {np.median(fa):.3f} over {len(fa)} trial(s)",
+             f"{idb}: median final return {np.median(fb):.3f} over {len(fb)} trial(s)"]
+    refusal = too_few_to_test(len(fa), len(fb))
+    if refusal:
+        return "\n".join(lines + [refusal])
+    tests = one_sided_u_tests(fa, fb)
+    return "\n".join(lines + [f"Mann-Whitney U = {tests['u']:.1f}; p({ida} > {idb}) = {tests['p_greater']:.4g}; "
+                              f"p({ida} < {idb}) = {tests['p_less']:.4g}"])
 
 
 def _fmt(value) -> str:

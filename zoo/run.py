@@ -24,6 +24,7 @@ from . import __version__
 from .checkpoints import save_checkpoint
 from .console import ProgressBar, StopFlag
 from .errors import RunFailed, ZooError
+from .overrides import Overrides
 from .preflight import blame_context, build_error
 from .registry import Registry
 from .spec import SpecBase, parse_spec, run_name
@@ -56,13 +57,17 @@ run_unit = run_trials
 
 # -- creating a run --------------------------------------------------------------------------
 
-def prepare_run(spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Path | None = None) -> RunFolder:
-    """Validate the spec and its objects, then create the run folder (nothing is written on error).
+def prepare_run(
+    spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Path | None = None, overrides: Overrides | None = None,
+) -> RunFolder:
+    """Validate the spec (with command-line overrides) and its objects, then create the run folder (nothing is
+    written on error).
 
     Without `run_dir` the folder is ``RUNS/NAME-YYYYMMDD-HHMMSS``, with a suffix when that name is
     taken (concurrent launches of one spec each get their own run).
     """
-    document = load_file(spec_path)
+    overrides = overrides or Overrides()
+    document = overrides.apply(load_file(spec_path))
     spec = parse_spec(document, registry)
     name = run_name(spec, spec_path)
     exact_resume = preflight(spec, registry)
@@ -79,6 +84,7 @@ def prepare_run(spec_path: Path, registry: Registry, runs_dir: Path, run_dir: Pa
         "steps": spec.budget.amount,
         "unit": spec.budget.unit,
         "seeds": spec.trial_seeds(),
+        "overrides": overrides.as_list(),
         "status": "created",
         "created": now(),
         "spec_sha256": spec_hash(resolved),
@@ -154,7 +160,7 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True,
         groups = trial_groups(spec, registry)
         folder.update(status="running", pid=os.getpid(), host=socket.gethostname(), stopped_by=None)
         stop = StopFlag()
-        bar = ProgressBar(enabled=progress and spec.logging.progress, trials=spec.trials,
+        bar = ProgressBar(enabled=progress and spec.logging.progress, label=folder.path.name, trials=spec.trials,
                           amount=spec.budget.amount, unit=spec.budget.unit)
         status, error, details = "finished", None, None
         try:

@@ -125,11 +125,16 @@ class Budget(_Strict):
         default=None, gt=0, le=10**12, description="steps (or episodes) between checkpoints (default: a tenth of the budget)"
     )
     eval_episodes: int = Field(default=0, ge=0, le=100_000, description="evaluation episodes at the end of each trial")
+    eval_every: int | None = Field(
+        default=None, gt=0, le=10**12,
+        description="steps (or episodes) between evaluations of eval_episodes episodes; the best is kept as a checkpoint")
 
     @model_validator(mode="after")
     def _one_unit(self):
         if (self.steps is None) == (self.episodes is None):
             raise ValueError("give the budget in steps or in episodes (exactly one of them)")
+        if self.eval_every is not None and not self.eval_episodes:
+            raise ValueError("eval_every evaluates eval_episodes episodes; give eval_episodes too")
         return self
 
     @property

@@ -28,14 +28,38 @@ log = logging.getLogger("zoo")
 STATUSES = ("created", "running", "interrupted", "finished", "failed")
 
 
+def current_umask() -> int:
+    """The process's umask (read without changing it where the kernel reports it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def make_temp_dir(parent: Path, prefix: str) -> Path:
+    """A new hidden folder in `parent` with the permissions the user's umask gives (mkdtemp's are 0700)."""
+    path = Path(tempfile.mkdtemp(dir=parent, prefix=prefix, suffix=".tmp"))
+    os.chmod(path, 0o777 & ~current_umask())
+    return path
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the new one, never a part."""
+    """Write `text` to `path` so that readers see the old file or the new one, never a part.
+
+    The file gets the permissions the user's umask gives, as a plain open() would (not mkstemp's 0600).
+    """
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
         raise failure_at(path, exc, "write") from exc
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -198,7 +222,7 @@ def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, A
     except OSError as exc:
         raise failure_at(target, exc, "create the run folder") from exc
     manifest = {**manifest, "id": final.name}
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{final.name}.", suffix=".tmp"))
+    staging = make_temp_dir(target.parent, prefix=f".{final.name}.")
     try:
         for name, text in files.items():
             (staging / name).write_text(text, encoding="utf-8")

@@ -16,6 +16,7 @@ from typing import Any
 from .agent import Agent, Progress, TrialContext
 from .checkpoints import Checkpoint, load_newest, remove_torn, save_checkpoint
 from .errors import ZooError
+from .evaluation import evaluate_and_keep_best
 from .metrics import MetricLogger
 from .registry import Registry, get_registry
 from .seeding import seed_everything
@@ -167,7 +168,7 @@ def run_trials(
     try:
         for trial, done in zip(group, progress.per_trial()):
             report(trial, done)
-        _train_to_budget(spec, trainee, progress, checkpoints, group, should_stop, report)
+        _train_to_budget(spec, trainee, progress, checkpoints, group, seeds, should_stop, report)
         elapsed, cpu = round(time.time() - started, 3), round(time.process_time() - cpu_started, 3)
         evaluations = _evaluate(agent, spec, seeds, entry.batched_trials)
         results = []
@@ -184,9 +185,10 @@ def run_trials(
         trainee.close()
 
 
-def _train_to_budget(spec, trainee: Trainee, progress: Progress, checkpoints: Path, group: list[int],
+def _train_to_budget(spec, trainee: Trainee, progress: Progress, checkpoints: Path, group: list[int], seeds: list[int],
                      should_stop: Callable[[], bool], report: Callable[[int, int], None]) -> None:
-    """The budget loop: learn in chunks (a hundredth of the budget, at most 10,000), checkpoint at each interval."""
+    """The budget loop: learn in chunks (a hundredth of the budget, at most 10,000), evaluate every
+    ``eval_every`` (before checkpointing, so a resumed trial repeats it exactly), checkpoint at each interval."""
     budget, interval = spec.budget.amount, spec.budget.checkpoint_interval
     grain = max(1, min(budget // 100, 10_000))
     while progress.least() < budget:
@@ -201,6 +203,11 @@ def _train_to_budget(spec, trainee: Trainee, progress: Progress, checkpoints: Pa
         for trial, done in zip(group, progress.per_trial()):
             report(trial, done)
         stop = should_stop()
+        every = spec.budget.eval_every
+        if every and (after // every > before // every or after >= budget):
+            returns = _evaluate(trainee.agent, spec, seeds, progress.batched)
+            if returns is not None:
+                evaluate_and_keep_best(trainee.agent, returns, trainee.contexts, checkpoints.parent, progress)
         if after // interval > before // interval or after >= budget or stop:
             save_checkpoint(trainee.agent, checkpoints, keep=spec.logging.keep_checkpoints, progress=progress)
         if stop and after < budget:

@@ -26,7 +26,8 @@ from zoo.agent import EpisodeResets
 class BaselineParams(Params):
     """A reference policy of the ALE paper."""
 
-    policy: Literal["random", "const", "perturb"] = "random"
+    policy: Literal["random", "const", "perturb"] = Field(
+        default="random", description="uniform actions; one fixed action; or the fixed action with probability 1 - perturb")
     action: int | Literal["per_trial"] = Field(default=0, description="the fixed action of const and perturb")
     perturb: float = Field(default=0.05, ge=0.0, le=1.0, description="perturb's probability of a random action")
 

@@ -18,7 +18,8 @@ import numpy as np
 import yaml
 
 from zoo.errors import ZooError
-from zoo.report import final_returns
+from zoo.report import final_returns, plot_learning_curves
+from zoo.stats import too_few_to_test
 from zoo.store import RunFolder, atomic_write_text, read_json
 
 from . import scores as S
@@ -63,7 +64,7 @@ def score_row(facts: dict[str, Any], baselines: dict[str, dict[str, Any]] | None
 
 
 def report_atari(runs: list[RunFolder], out: Path) -> list[Path]:
-    """Write report.md, summary.json and score_distribution.png for Atari runs."""
+    """Write report.md, summary.json, score_distribution.png and learning_curves.png for Atari runs."""
     facts = [run_facts(run) for run in runs]
     baselines = baseline_sets(facts)
     rows = [score_row(f, baselines) for f in facts]
@@ -76,10 +77,11 @@ def report_atari(runs: list[RunFolder], out: Path) -> list[Path]:
             for game, entry in baselines.items()}
     summary = {"runs": rows, "aggregates": aggregates, "baseline_sets": sets, "inter_algorithm": inter,
                "paired_welch_0.01": paired}
-    paths = [out / "report.md", out / "summary.json", out / "score_distribution.png"]
+    paths = [out / "report.md", out / "summary.json", out / "score_distribution.png", out / "learning_curves.png"]
     atomic_write_text(paths[0], _markdown(rows, aggregates, inter, paired))
     atomic_write_text(paths[1], json.dumps(summary, indent=2, default=_plain) + "\n")
     _plot_distribution(groups, paths[2])
+    plot_learning_curves(runs, paths[3], title="training returns (running mean of 10 episodes)")
     return paths
 
 
@@ -88,13 +90,14 @@ def compare_atari(a: RunFolder, b: RunFolder) -> str:
     fa, fb = score_row(run_facts(a)), score_row(run_facts(b))
     if fa["game"] != fb["game"]:
         raise ZooError(f"cannot compare runs of different games ({fa['game']} and {fb['game']})")
-    if len(fa["trial_scores"]) < 2 or len(fb["trial_scores"]) < 2:
-        raise ZooError("a Welch test needs at least two trials in each run")
-    test = S.welch(fa["trial_scores"], fb["trial_scores"])
     lines = [f"{f['run']} ({f['algorithm']}, {_protocol_label(f['protocol'])}): mean score {f['score']:.2f}, "
              f"HNS {_pct(f.get('hns'))}" for f in (fa, fb)]
     if fa["protocol"] != fb["protocol"]:
         lines.append("WARNING: the runs use different protocols; their scores are not comparable")
+    refusal = too_few_to_test(len(fa["trial_scores"]), len(fb["trial_scores"]))
+    if refusal:
+        return "\n".join(lines + [refusal])
+    test = S.welch(fa["trial_scores"], fb["trial_scores"])
     verdict = {1: f"{fa['run']} is better", -1: f"{fb['run']} is better", 0: "no significant difference"}[test["winner"]]
     lines.append(f"Welch t = {test['t']:.3f}, two-tailed p = {test['p']:.4g}: {verdict} at alpha = 0.01")
     return "\n".join(lines)
@@ -177,6 +180,7 @@ def _plot_distribution(groups, path: Path) -> None:
             ax.plot(xs * 100, S.score_distribution(z, xs), label=name)
     ax.set_xlabel("human-normalised score x (%)")
     ax.set_ylabel("fraction of games with HNS >= x")
+    ax.set_title("score distribution over games")
     if groups:
         ax.legend(fontsize="small")
     fig.tight_layout()

@@ -177,7 +177,7 @@ class SlidingWindowUCB(PerCoordinate):
 class ThompsonParams(Params):
     """Gaussian Thompson sampling per coordinate on z-scored returns, prior N(0, prior_variance)."""
 
-    prior_variance: float = Field(default=1.0, gt=0)
+    prior_variance: float = Field(default=1.0, gt=0, description="variance of the Gaussian prior on each z-scored return")
 
 
 class Thompson(BlockReturns):

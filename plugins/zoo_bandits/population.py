@@ -41,7 +41,8 @@ class PopulationParams(Params):
     learning_rates: list[float] = Field(default=[0.05, 0.1, 0.2], min_length=1, description="each bandit draws its lr from these")
     widths: list[int] = Field(default=[2, 3, 4], min_length=1,
                               description="each bandit draws its smoothing half-width from these (smoothing: window)")
-    modes: list[Literal["argmax", "random"]] = Field(default=["argmax", "random"], min_length=1)
+    modes: list[Literal["argmax", "random"]] = Field(
+        default=["argmax", "random"], min_length=1, description="each bandit draws how it picks among its proposals from these")
     structure: Literal["factorized", "joint"] = Field(
         default="factorized", description="factorized: one ensemble of 1-D bandits per coordinate; joint: one ensemble "
         "of bandits over the product grid of all coordinates' blocks (window per axis, a proposal is a point)")

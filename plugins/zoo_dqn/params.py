@@ -20,19 +20,19 @@ class LinearDQNParams(Params):
     """
 
     features: Literal["gohr-paper"] = Field(default="gohr-paper", description="the feature map (its factored form is required)")
-    gamma: float = Field(default=1.0, ge=0.0, le=1.0)
+    gamma: float = Field(default=1.0, ge=0.0, le=1.0, description="discount factor")
     lr: float = Field(default=0.01, gt=0.0, le=10.0, description="Adam step size")
-    adam_betas: tuple[float, float] = (0.9, 0.999)
-    adam_eps: float = Field(default=1e-8, gt=0.0)
+    adam_betas: tuple[float, float] = Field(default=(0.9, 0.999), description="Adam's moment decay rates")
+    adam_eps: float = Field(default=1e-8, gt=0.0, description="Adam's epsilon")
     loss: Literal["mse", "huber"] = Field(default="mse", description="the paper prints the squared loss; huber is SmoothL1")
-    replay_size: int = Field(default=1000, ge=1, le=10_000_000)
-    batch_size: int = Field(default=128, ge=1, le=100_000)
+    replay_size: int = Field(default=1000, ge=1, le=10_000_000, description="replay memory capacity (moves)")
+    batch_size: int = Field(default=128, ge=1, le=100_000, description="moves per update")
     learning_starts: int | None = Field(default=None, ge=1, description="moves in the replay before updates (default: batch_size)")
-    eps_start: float = Field(default=0.9, ge=0.0, le=1.0)
-    eps_end: float = Field(default=0.001, ge=0.0, le=1.0)
+    eps_start: float = Field(default=0.9, ge=0.0, le=1.0, description="exploration rate at the first move")
+    eps_end: float = Field(default=0.001, ge=0.0, le=1.0, description="exploration rate it decays towards")
     eps_decay: float = Field(default=200.0, gt=0.0, description="moves; epsilon = end + (start - end) exp(-moves / decay)")
-    target_period: int = Field(default=200, ge=1)
-    target_unit: Literal["episodes", "moves"] = "episodes"
+    target_period: int = Field(default=200, ge=1, description="target_unit between target refreshes")
+    target_unit: Literal["episodes", "moves"] = Field(default="episodes", description="what target_period counts")
     mask_actions: bool = Field(default=False, description="explore and act only on occupied cells")
 
     def epsilon(self, moves):
@@ -60,16 +60,17 @@ class MLPDQNParams(Params):
     column and bucket (``AD``).
     """
 
-    featurization: Literal["BS_AS", "BS_AD", "BD_AS", "BD_AD"] = "BS_AS"
+    featurization: Literal["BS_AS", "BS_AD", "BD_AS", "BD_AD"] = Field(
+        default="BS_AS", description="history as boards (BS) or moved pieces (BD); actions one-hot (AS) or as row, column, bucket (AD)")
     history: int = Field(default=6, ge=0, le=64, description="accepted moves remembered (n)")
-    hidden: list[int] = Field(default_factory=lambda: [700, 700], min_length=1)
-    gamma: float = Field(default=0.001, ge=0.0, le=1.0)
+    hidden: list[int] = Field(default_factory=lambda: [700, 700], min_length=1, description="hidden layer sizes")
+    gamma: float = Field(default=0.001, ge=0.0, le=1.0, description="discount factor")
     lr: float = Field(default=1e-4, gt=0.0, le=10.0, description="RMSprop step size")
-    replay_size: int = Field(default=30_000, ge=1, le=10_000_000)
-    batch_size: int = Field(default=256, ge=1, le=100_000)
+    replay_size: int = Field(default=30_000, ge=1, le=10_000_000, description="replay memory capacity (moves)")
+    batch_size: int = Field(default=256, ge=1, le=100_000, description="moves per update")
     target_period: int = Field(default=100, ge=1, description="moves between target syncs")
-    eps_start: float = Field(default=0.99, ge=0.0, le=1.0)
-    eps_end: float = Field(default=0.0001, ge=0.0, le=1.0)
+    eps_start: float = Field(default=0.99, ge=0.0, le=1.0, description="exploration rate at the first move")
+    eps_end: float = Field(default=0.0001, ge=0.0, le=1.0, description="exploration rate it decays towards")
     eps_decay: float = Field(default=200.0, gt=0.0, description="moves")
     mask_rejected: bool = Field(default=True, description="mask empty cells and moves rejected since the last accepted one")
 

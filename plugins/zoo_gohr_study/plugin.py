@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from zoo import AgentEntry, DocumentEntry, ReporterEntry, ZooError, hookimpl
+from zoo.cli import seed_option, set_option, trials_option
 
 
 def _report(runs, out):
@@ -45,8 +46,13 @@ def study(
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs go (default: the zoo runs folder)."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Report folder (default: RUNS_DIR/STUDY/report)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+    resume: bool = typer.Option(False, "--resume", help="Finish the runs an interrupted call of this study left."),
+    sets: list[str] = set_option(),
+    seed: int | None = seed_option(),
+    trials: int | None = trials_option(),
 ) -> None:
-    """Train every run of a study, then write the report of all of them."""
+    """Train every run of a study (overrides apply to each), then write the report of all of them."""
+    from zoo.overrides import Overrides
     from zoo.registry import get_registry
     from zoo.report import open_runs, report
     from zoo.store import default_runs_dir
@@ -55,8 +61,12 @@ def study(
 
     registry = get_registry()
     root = runs_dir or default_runs_dir()
-    folders = run_study(spec, registry, root, progress=progress)
-    out = output or folders[0].parent / "report"
+    home, folders, status = run_study(spec, registry, root, progress=progress, resume=resume,
+                                overrides=Overrides(tuple(sets), seed, trials))
+    if status == "interrupted":
+        typer.echo(f"interrupted; continue with: zoo study {spec} --resume" + (f" --runs-dir {runs_dir}" if runs_dir else ""), err=True)
+        raise typer.Exit(130)
+    out = output or home / "report"
     for path in report(registry, open_runs(folders), out):
         typer.echo(str(path))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from zoo.stats import bootstrap_ci, one_sided_u_tests
+from zoo.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
 from zoo.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, u_test_matrix
 from zoo.store import RunFolder, atomic_write_text
 
@@ -63,7 +63,10 @@ def report(runs: list[RunFolder], out: Path) -> list[Path]:
     summary = summarize(data)
     written = [figures.cumulative_curves(run, out / f"cumulative_errors_{_slug(run.label)}.png") for run in data]
     written += [figures.median_curves(data, out / "median_cumulative_errors.png", BOOTSTRAPS),
-                figures.tce_boxes(data, out / "tce_boxplot.png"), figures.tce_densities(data, out / "tce_density.png")]
+                figures.tce_boxes(data, out / "tce_boxplot.png")]
+    spread = [run for run in data if len(run.tce) >= MIN_TEST_TRIALS]  # a density of one or two points is no density
+    if spread:
+        written.append(figures.tce_densities(spread, out / "tce_density.png"))
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     atomic_write_text(out / "report.md", markdown(summary))
     return written + [out / "summary.json", out / "report.md"]
@@ -85,10 +88,15 @@ def markdown(summary: dict) -> str:
                      f"{r['median_tce_ci95'][0]:g} to {r['median_tce_ci95'][1]:g} | {r['quartiles'][0]:g} to "
                      f"{r['quartiles'][1]:g} | {r['max_tce']:g} | {r['not_converged']} | {r['perron']:.3f} | {r['hodge']:+.2f} |")
     order = summary["difficulty_order"]
-    lines += ["", "One-sided Mann-Whitney U tests on TCE: p-value that the row's run is harder than the column's.", "",
+    if len(order) < 2:
+        lines += ["", "One run: U-tests, ease ratios and rankings compare two runs or more.", ""]
+        return "\n".join(lines)
+    lines += ["", "One-sided Mann-Whitney U tests on TCE: p-value that the row's run is harder than the column's "
+              f"(none where a run has fewer than {MIN_TEST_TRIALS} trials).", "",
               "| harder \\ easier | " + " | ".join(order) + " |", "|---" * (len(order) + 1) + "|"]
     for a in order:
-        cells = ["-" if a == b else f"{summary['u_test_p_harder'][a][b]:.3g}" for b in order]
+        cells = ["-" if a == b else "n < 3" if min(by_label[a]["trials"], by_label[b]["trials"]) < MIN_TEST_TRIALS
+                 else f"{summary['u_test_p_harder'][a][b]:.3g}" for b in order]
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     lines += ["", "Ease ratios (z_ij + 1) / (z_ji + 1): how much more often the row's trials beat the column's.", "",
               "| row \\ column | " + " | ".join(order) + " |", "|---" * (len(order) + 1) + "|"]
@@ -101,10 +109,13 @@ def markdown(summary: dict) -> str:
 def compare(a: RunFolder, b: RunFolder) -> str:
     """Median TCEs, one-sided U-tests and the ease ratio of two GOHR runs."""
     first, second = labelled([a, b])
-    tests = one_sided_u_tests(first.tce, second.tce)
-    w = ease_ratios([first.tce, second.tce])
     lines = [f"{run.label}: median TCE {np.median(run.tce):g} over {len(run.tce)} trials x {run.errors.shape[1]} episodes, "
              f"{int((~run.converged).sum())} C.N.M." for run in (first, second)]
+    refusal = too_few_to_test(len(first.tce), len(second.tce))
+    if refusal:
+        return "\n".join(lines + [refusal])
+    tests = one_sided_u_tests(first.tce, second.tce)
+    w = ease_ratios([first.tce, second.tce])
     lines += [f"Mann-Whitney U = {tests['u']:.1f}; p({first.label} harder) = {tests['p_greater']:.4g}; "
               f"p({second.label} harder) = {tests['p_less']:.4g}",
               f"ease ratio {first.label} over {second.label} = {w[0, 1]:.4g}"]

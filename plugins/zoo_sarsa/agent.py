@@ -36,14 +36,16 @@ class SarsaParams(Params):
 
     features: dict[str, Any] = Field(description="a feature map: {type: basic|bass|disco|lsh|ram|..., ...its params}")
     alpha: float = Field(default=0.5, gt=0, le=10, description="step size before normalisation")
-    gamma: float = Field(default=0.999, ge=0, le=1)
+    gamma: float = Field(default=0.999, ge=0, le=1, description="discount factor")
     lam: float = Field(default=0.9, ge=0, le=1, description="trace decay lambda")
     epsilon: float = Field(default=0.05, ge=0, le=1, description="exploration rate (training and evaluation)")
     trace_cutoff: float = Field(default=1e-4, ge=0, lt=1, description="traces below this are dropped")
-    alpha_norm: Literal["max_so_far", "current", "none"] = "max_so_far"
-    reward_norm: Literal["first_nonzero", "none"] = "first_nonzero"
-    bootstrap_on_truncation: bool = False
-    dtype: Literal["float32", "float64"] = "float32"
+    alpha_norm: Literal["max_so_far", "current", "none"] = Field(
+        default="max_so_far", description="alpha divided by the most active features seen so far, by this step's, or not at all")
+    reward_norm: Literal["first_nonzero", "none"] = Field(
+        default="first_nonzero", description="rewards divided by the magnitude of the trial's first non-zero reward, or kept")
+    bootstrap_on_truncation: bool = Field(default=False, description="bootstrap from the next state when the time limit cuts an episode")
+    dtype: Literal["float32", "float64"] = Field(default="float32", description="precision of the weights and traces")
 
     @field_validator("features")
     @classmethod

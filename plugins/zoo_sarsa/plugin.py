@@ -11,14 +11,14 @@ class BackgroundParams(Params):
     """How the per-pixel background (the mode over sampled frames) is estimated."""
 
     background_frames: int = Field(default=18_000, ge=1, le=10**7, description="frames sampled (the paper: 18,000)")
-    background_seed: int = Field(default=0, ge=0)
+    background_seed: int = Field(default=0, ge=0, description="seed of the frames sampled for the background")
 
 
 class GridParams(BackgroundParams):
     """The tile grid ("abstraction level"); it must divide the 160x210 screen."""
 
-    cols: int = Field(default=16, ge=1, le=160)
-    rows: int = Field(default=14, ge=1, le=210)
+    cols: int = Field(default=16, ge=1, le=160, description="tile columns across the 160-pixel width")
+    rows: int = Field(default=14, ge=1, le=210, description="tile rows across the 210-pixel height")
 
 
 class LshParams(Params):
@@ -27,14 +27,14 @@ class LshParams(Params):
     tables: int = Field(default=2000, ge=1, le=100_000, description="l")
     support: int = Field(default=1000, ge=1, le=100_000, description="k")
     buckets: int = Field(default=50, ge=2, le=10_000, description="M")
-    seed: int = Field(default=0, ge=0)
+    seed: int = Field(default=0, ge=0, description="seed of the random hash functions")
 
 
 class DiscoParams(Params):
     """DISCO's preprocessing sample and tile coding (defaults: docs/algorithms/sarsa-ale.md)."""
 
     preprocessing_frames: int = Field(default=36_000, ge=1, le=10**7, description="frames sampled (the paper: 36,000)")
-    preprocessing_seed: int = Field(default=0, ge=0)
+    preprocessing_seed: int = Field(default=0, ge=0, description="seed of the frames sampled for preprocessing")
     tilings: int = Field(default=4, ge=1, le=64, description="T")
     resolution: int = Field(default=8, ge=1, le=256, description="R: an R x R grid per tiling")
     cap: int = Field(default=8, ge=1, le=1000, description="instances per class")

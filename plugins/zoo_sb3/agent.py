@@ -1,8 +1,9 @@
 """A zoo Agent around a stable-baselines3 algorithm.
 
-Checkpoints hold only tensors, arrays and JSON (no pickles): the network and optimizer state
-dicts, the counters, the action space's random state and, for off-policy algorithms, the replay
-buffer; and what an interruption would lose of the rollout in progress: the last observations,
+Checkpoints hold only tensors, arrays and JSON (no pickles): the state dicts of the networks and
+of every optimizer (SAC and TD3 have several), the counters, the action space's random state, for
+off-policy algorithms the replay buffer and with VecNormalize its running statistics; and what an
+interruption would lose of the rollout in progress: the last observations (and stacked frames),
 SB3's episode-info buffers and, per env, how its episode in progress began (the reset's seed, or
 the env's random state before an unseeded reset) with the actions taken since. On resume the model
 is rebuilt from the spec, these are loaded into it and each env replays its episode, so a trial on
@@ -20,6 +21,7 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter
+from stable_baselines3.common.save_util import recursive_getattr
 
 from zoo import Agent, TrialContext
 
@@ -32,25 +34,40 @@ class SB3Agent(Agent):
     """Trains an SB3 algorithm in chunks; schedules run over the whole trial budget."""
 
     exact_resume = True
+    #: model attributes that are this wrapper's, not SB3's: left out of SB3's own .zip (zoo export)
+    UNSAVED = ("_update_current_progress_remaining",)
 
     def __init__(self, algorithm: type, params: Any, context: TrialContext):
         import torch
         from stable_baselines3.common.logger import Logger
-        from stable_baselines3.common.monitor import Monitor
-        from stable_baselines3.common.vec_env import DummyVecEnv
 
-        self.context = context
-        hyper = params.model_dump(exclude={"type", "policy", "policy_kwargs", "n_envs"})
+        from .params import learning_rate_schedule
+
+        self.context, self.params = context, params
+        wrappers = {"type", "policy", "policy_kwargs", "n_envs", "device", "learning_rate", "action_noise_std",
+                    "normalize_observations", "normalize_rewards", "frame_stack"}
+        hyper = params.model_dump(exclude=wrappers)
         policy_kwargs: dict[str, Any] = {}
         if params.policy_kwargs.net_arch is not None:
             policy_kwargs["net_arch"] = list(params.policy_kwargs.net_arch)
         if params.policy_kwargs.activation is not None:
             policy_kwargs["activation_fn"] = getattr(torch.nn, ACTIVATIONS[params.policy_kwargs.activation])
-        seeds = [context.seed + i for i in range(params.n_envs)]
-        env = DummyVecEnv([lambda s=s: EpisodeRecorder(Monitor(context.make_env(s))) for s in seeds])
+        env = self._vector_env([context.seed + i for i in range(params.n_envs)])
+        if params.normalize_observations or params.normalize_rewards:
+            from stable_baselines3.common.vec_env import VecNormalize
+
+            env = VecNormalize(env, norm_obs=params.normalize_observations, norm_reward=params.normalize_rewards,
+                               gamma=params.gamma)
+        if getattr(params, "action_noise_std", None) is not None:
+            from stable_baselines3.common.noise import NormalActionNoise
+
+            shape = env.action_space.shape
+            hyper["action_noise"] = NormalActionNoise(np.zeros(shape), np.full(shape, params.action_noise_std))
         self.model = algorithm(
-            params.policy, env, policy_kwargs=policy_kwargs or None, seed=context.seed, device="cpu", verbose=0, **hyper
+            params.policy, env, learning_rate=learning_rate_schedule(params.learning_rate),
+            policy_kwargs=policy_kwargs or None, seed=context.seed, device=params.device, verbose=0, **hyper,
         )
+        self._record_device(algorithm)
         self.model.set_logger(Logger(folder=None, output_formats=[_MetricsWriter(context.logger)]))
         self._callback = _EpisodeLogger(context.logger)
         budget = context.budget
@@ -60,6 +77,25 @@ class SB3Agent(Agent):
                 max(0.0, 1.0 - (num_timesteps if budget.unit == "steps" else self.episodes) / budget.amount),
             )
         )
+
+    def _vector_env(self, seeds: list[int]):
+        """The envs of `seeds`, each in a Monitor (episode returns), stacked as the params ask."""
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.vec_env import DummyVecEnv, VecFrameStack
+
+        env = DummyVecEnv([lambda s=s: EpisodeRecorder(Monitor(self.context.make_env(s))) for s in seeds])
+        return VecFrameStack(env, self.params.frame_stack) if self.params.frame_stack > 1 else env
+
+    def _record_device(self, algorithm: type) -> None:
+        """Write which algorithm ran on which device to the trial's sb3.json (``device: auto`` may pick CUDA)."""
+        import torch
+
+        self.context.directory.mkdir(parents=True, exist_ok=True)
+        (self.context.directory / "sb3.json").write_text(json.dumps({
+            "algorithm": f"{algorithm.__module__.split('.')[0]}.{algorithm.__name__}",
+            "device_requested": self.params.device, "device": str(self.model.device),
+            "cuda_available": torch.cuda.is_available(), "torch": torch.__version__,
+        }, indent=2) + "\n")
 
     @property
     def steps(self) -> int:
@@ -91,8 +127,11 @@ class SB3Agent(Agent):
     def save(self, directory: Path) -> None:
         import torch
 
-        torch.save(self.model.policy.state_dict(), directory / "policy.pt")
-        torch.save(self.model.policy.optimizer.state_dict(), directory / "optimizer.pt")
+        modules, tensors = self.model._get_torch_save_params()  # e.g. SAC: policy, actor/critic optimizers, log_ent_coef
+        for name in modules:
+            torch.save(recursive_getattr(self.model, name).state_dict(), directory / _state_file(name))
+        if tensors:
+            torch.save({name: recursive_getattr(self.model, name).detach() for name in tensors}, directory / "tensors.pt")
         counters = {name: getattr(self.model, name) for name in COUNTERS if hasattr(self.model, name)}
         counters["episodes"] = self._callback.episodes
         counters["action_space"] = self.model.action_space.np_random.bit_generator.state
@@ -103,12 +142,21 @@ class SB3Agent(Agent):
             filled = buffer.buffer_size if buffer.full else buffer.pos
             arrays = {name: getattr(buffer, name)[:filled] for name in BUFFER_FIELDS}
             np.savez(directory / "replay.npz", pos=np.array(buffer.pos), full=np.array(buffer.full), **arrays)
+        normalizer = self._normalizer()
+        if normalizer is not None:
+            np.savez(directory / "normalize.npz", **_normalizer_state(normalizer))
 
     def load(self, directory: Path) -> None:
         import torch
 
-        self.model.policy.load_state_dict(torch.load(directory / "policy.pt", weights_only=True))
-        self.model.policy.optimizer.load_state_dict(torch.load(directory / "optimizer.pt", weights_only=True))
+        modules, tensors = self.model._get_torch_save_params()
+        for name in modules:
+            recursive_getattr(self.model, name).load_state_dict(torch.load(directory / _state_file(name), weights_only=True))
+        if tensors:
+            stored = torch.load(directory / "tensors.pt", weights_only=True)
+            with torch.no_grad():
+                for name in tensors:  # in place: optimizers hold these very tensors
+                    recursive_getattr(self.model, name).copy_(stored[name])
         counters = json.loads((directory / "counters.json").read_text())
         self._callback.episodes = counters.pop("episodes")
         self.model.action_space.np_random.bit_generator.state = counters.pop("action_space")
@@ -123,13 +171,25 @@ class SB3Agent(Agent):
                     stored = data[name]
                     getattr(buffer, name)[: len(stored)] = stored
                 buffer.pos, buffer.full = int(data["pos"]), bool(data["full"])
+        normalizer = self._normalizer()
+        if normalizer is not None:
+            with np.load(directory / "normalize.npz", allow_pickle=False) as data:
+                _load_normalizer(normalizer, data)
+
+    def _normalizer(self):
+        from stable_baselines3.common.vec_env import VecNormalize
+
+        env = self.model.get_env()
+        return env if isinstance(env, VecNormalize) else None
 
     def _save_rollout(self, directory: Path) -> None:
         """The rollout in progress: last observations and episode starts, SB3's info buffers, each env's episode."""
         model = self.model
         if not isinstance(model._last_obs, np.ndarray):
             return  # not started yet (or dict observations, which start afresh)
-        np.savez(directory / "rollout.npz", last_obs=model._last_obs, episode_starts=model._last_episode_starts)
+        stacker = _frame_stacker(model.env)
+        extra = {} if stacker is None else {"stacked_obs": stacker.stacked_obs.stacked_obs}
+        np.savez(directory / "rollout.npz", last_obs=model._last_obs, episode_starts=model._last_episode_starts, **extra)
         rollout = {
             "ep_info_buffer": [_plain(info) for info in model.ep_info_buffer],
             "ep_success_buffer": [_plain(v) for v in model.ep_success_buffer],
@@ -146,18 +206,31 @@ class SB3Agent(Agent):
             env.replay(recording)
         with np.load(directory / "rollout.npz", allow_pickle=False) as data:
             model._last_obs, model._last_episode_starts = data["last_obs"], data["episode_starts"]
+            stacker = _frame_stacker(model.env)
+            if stacker is not None:
+                stacker.stacked_obs.stacked_obs = data["stacked_obs"].copy()
         model.ep_info_buffer = deque(rollout["ep_info_buffer"], maxlen=model._stats_window_size)
         model.ep_success_buffer = deque(rollout["ep_success_buffer"], maxlen=model._stats_window_size)
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
-        from stable_baselines3.common.evaluation import evaluate_policy
-        from stable_baselines3.common.monitor import Monitor
-        from stable_baselines3.common.vec_env import DummyVecEnv
+        """Deterministic returns of `episodes` episodes, seen through the training env's stacking and normalisation."""
+        import copy
 
-        env = DummyVecEnv([lambda: Monitor(self.context.make_env(seed))])
+        env = self._vector_env([seed])
+        normalizer = self._normalizer()
+        if normalizer is not None:
+            from stable_baselines3.common.vec_env import VecNormalize
+
+            env = VecNormalize(env, training=False, norm_obs=normalizer.norm_obs, norm_reward=False)
+            if normalizer.norm_obs:
+                env.obs_rms = copy.deepcopy(normalizer.obs_rms)
+        if type(self.model).__name__ == "MaskablePPO":
+            from sb3_contrib.common.maskable.evaluation import evaluate_policy
+        else:
+            from stable_baselines3.common.evaluation import evaluate_policy
         try:
             returns, _ = evaluate_policy(self.model, env, n_eval_episodes=episodes, deterministic=True,
-                                         return_episode_rewards=True)
+                                         return_episode_rewards=True, warn=False)
         finally:
             env.close()
         return [float(r) for r in returns]
@@ -193,11 +266,47 @@ class EpisodeRecorder(gymnasium.Wrapper):
             self.step(np.asarray(action, dtype=dtype))
 
 
+def _frame_stacker(env):
+    """The VecFrameStack in a chain of vector-env wrappers (its stacked frames are rollout state), or None."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper, VecFrameStack
+
+    while isinstance(env, VecEnvWrapper):
+        if isinstance(env, VecFrameStack):
+            return env
+        env = env.venv
+    return None
+
+
 def _plain(value: Any) -> Any:
     """Numpy scalars inside a dict as Python numbers (SB3's episode infos), for JSON."""
     if isinstance(value, dict):
         return {key: _plain(v) for key, v in value.items()}
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _state_file(name: str) -> str:
+    """Checkpoint file of a module or optimizer ("optimizer.pt" for the policy's own, as before SAC and TD3)."""
+    return "optimizer.pt" if name == "policy.optimizer" else f"{name}.pt"
+
+
+def _normalizer_state(env) -> dict[str, np.ndarray]:
+    """VecNormalize's running statistics as plain arrays (its own save() pickles the whole wrapper)."""
+    state = {"returns": np.asarray(env.returns)}
+    for prefix, rms in _running_statistics(env):
+        state.update({f"{prefix}_mean": np.asarray(rms.mean), f"{prefix}_var": np.asarray(rms.var),
+                      f"{prefix}_count": np.asarray(rms.count)})
+    return state
+
+
+def _running_statistics(env) -> list[tuple[str, Any]]:
+    """VecNormalize's RunningMeanStd of observations (only when it normalises them) and of returns."""
+    return ([("obs", env.obs_rms)] if env.norm_obs else []) + [("ret", env.ret_rms)]
+
+
+def _load_normalizer(env, data) -> None:
+    env.returns = data["returns"].copy()
+    for prefix, rms in _running_statistics(env):
+        rms.mean, rms.var, rms.count = data[f"{prefix}_mean"].copy(), data[f"{prefix}_var"].copy(), float(data[f"{prefix}_count"])
 
 
 class _EpisodeLogger(BaseCallback):

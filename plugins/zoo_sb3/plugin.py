@@ -1,25 +1,37 @@
-"""Registers PPO, A2C and DQN from stable-baselines3 as agents."""
+"""Registers the stable-baselines3 and sb3-contrib algorithms as agents."""
 
 from __future__ import annotations
 
+import importlib
+
 from zoo import AgentEntry, hookimpl
 
-from .params import A2CParams, DQNParams, PPOParams
+from . import params as P
+
+#: agent name -> (module, class, params, description)
+ALGORITHMS = {
+    "ppo": ("stable_baselines3", "PPO", P.PPOParams, "stable-baselines3 PPO"),
+    "a2c": ("stable_baselines3", "A2C", P.A2CParams, "stable-baselines3 A2C"),
+    "dqn": ("stable_baselines3", "DQN", P.DQNParams, "stable-baselines3 DQN"),
+    "sac": ("stable_baselines3", "SAC", P.SACParams, "stable-baselines3 SAC (continuous actions)"),
+    "td3": ("stable_baselines3", "TD3", P.TD3Params, "stable-baselines3 TD3 (continuous actions)"),
+    "maskable-ppo": ("sb3_contrib", "MaskablePPO", P.MaskablePPOParams,
+                     "sb3-contrib MaskablePPO (samples only the actions the env's action_masks() allows)"),
+    "recurrent-ppo": ("sb3_contrib", "RecurrentPPO", P.RecurrentPPOParams, "sb3-contrib RecurrentPPO (LSTM policy)"),
+    "qrdqn": ("sb3_contrib", "QRDQN", P.QRDQNParams, "sb3-contrib QR-DQN (quantile regression DQN)"),
+}
 
 
-def _factory(algorithm_name: str):
+def _factory(module: str, class_name: str):
     def make(params, context):
-        import stable_baselines3
-
         from .agent import SB3Agent
 
-        return SB3Agent(getattr(stable_baselines3, algorithm_name), params, context)
+        return SB3Agent(getattr(importlib.import_module(module), class_name), params, context)
 
     return make
 
 
 @hookimpl
 def register_agents(register):
-    register(AgentEntry(name="ppo", params=PPOParams, factory=_factory("PPO"), description="stable-baselines3 PPO"))
-    register(AgentEntry(name="a2c", params=A2CParams, factory=_factory("A2C"), description="stable-baselines3 A2C"))
-    register(AgentEntry(name="dqn", params=DQNParams, factory=_factory("DQN"), description="stable-baselines3 DQN"))
+    for name, (module, class_name, params, description) in ALGORITHMS.items():
+        register(AgentEntry(name=name, params=params, factory=_factory(module, class_name), description=description))

@@ -19,7 +19,7 @@ name: {name}
 env: {{type: atari, game: Pong, protocol: {{name: ale2013, max_episode_frames: 600}}}}
 agent: {{type: ale-baseline, policy: {policy}, action: {action}}}
 budget: {{episodes: 1, eval_episodes: 1}}
-trials: 2
+trials: 3
 logging: {{tensorboard: false, progress: false}}
 """
 
@@ -41,8 +41,8 @@ def runs(tmp_path_factory):
 
 def test_const_plays_one_action_per_trial_and_the_report_normalises(runs, tmp_path):
     random_run, const_run = runs
-    results = [json.loads((const_run.trial_dir(t) / "result.json").read_text()) for t in range(2)]
-    assert [r["trial"] for r in results] == [0, 1] and all(len(r["eval_returns"]) == 1 for r in results)
+    results = [json.loads((const_run.trial_dir(t) / "result.json").read_text()) for t in range(3)]
+    assert [r["trial"] for r in results] == [0, 1, 2] and all(len(r["eval_returns"]) == 1 for r in results)
     report(get_registry(), list(runs), tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
     rows = {row["run"]: row for row in summary["runs"]}
@@ -61,7 +61,7 @@ def test_const_plays_one_action_per_trial_and_the_report_normalises(runs, tmp_pa
     low, high = min(members), max(members)
     for row in rows.values():
         expected = (row["score"] - low) / (high - low) if high > low else float("nan")
-        assert row["baseline_normalised"] == pytest.approx(expected, nan_ok=True) and row["baseline_set"] == "3 agents, runs"
+        assert row["baseline_normalised"] == pytest.approx(expected, nan_ok=True) and row["baseline_set"] == "4 agents, runs"
     assert "baseline-norm." in text
 
 
@@ -85,6 +85,20 @@ def test_without_baseline_runs_the_ale_table_gives_a_three_agent_proxy():
 def test_compare_runs_a_welch_test(runs):
     text = compare(get_registry(), *runs)
     assert "Welch t =" in text and "HNS" in text
+
+
+def test_the_atari_report_has_learning_curves_and_no_test_below_three_trials(runs, tmp_path):
+    written = report(get_registry(), list(runs), tmp_path)
+    assert tmp_path / "learning_curves.png" in written and (tmp_path / "learning_curves.png").stat().st_size > 1000
+    two_trials = tmp_path / "copy"
+    import shutil
+
+    shutil.copytree(runs[0].path, two_trials)
+    shutil.rmtree(two_trials / "trials" / "002")
+    from zoo.store import RunFolder
+
+    text = compare(get_registry(), RunFolder(two_trials), runs[1])
+    assert "no test: a significance test needs at least 3 trials per run (here 2 and 3)" in text and "Welch" not in text
 
 
 def test_perturb_keeps_its_action_at_rate_095():

@@ -11,6 +11,7 @@ from zoo_gohr_study.study import load_study, merged
 
 from zoo.cli import main
 from zoo.errors import SpecError
+from zoo.overrides import Overrides
 from zoo.registry import get_registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +43,7 @@ def test_study_trains_every_run_and_reports_them_together(tmp_path, capsys):
     for name in ("median_cumulative_errors.png", "tce_boxplot.png", "tce_density.png", "cumulative_errors_clockwise.png"):
         assert (report / name).stat().st_size > 1000
     assert "One-sided Mann-Whitney" in (report / "report.md").read_text()
-    runs = sorted((tmp_path / "runs" / "tiny").glob("b3_then_b1-*")) + sorted((tmp_path / "runs" / "tiny").glob("ppo_*"))
+    runs = sorted((tmp_path / "runs").glob("tiny.b3_then_b1-*")) + sorted((tmp_path / "runs").glob("tiny.ppo_*"))
     capsys.readouterr()
     assert main(["compare", str(runs[0]), str(runs[1])]) == 0
     text = capsys.readouterr().out
@@ -71,3 +72,63 @@ def test_the_shipped_paper_study_is_valid_and_holds_the_papers_protocol():
     assert (spec["trials"], spec["budget"]["episodes"], spec["env"]["horizon"]) == (100, 200, 100)
     assert spec["env"]["board"] == {"min_objects": 9, "min_shapes": 4, "min_colors": 4}
     assert spec["env"]["rule"] == "paper/clockwise"
+
+
+STUDY_TEXT = """\
+name: lines
+base:
+  env: {type: gohr, horizon: 30}
+  agent: {type: gohr-linear-dqn, batch_size: 16}
+  budget: {episodes: 2}
+  logging: {tensorboard: false, progress: false}
+runs:
+  clockwise:
+    env: {rule: paper/clockwise}
+  bad:
+    env: {rule: paper/clockwise}
+    agent: {batch_sise: 3}
+"""
+
+
+def test_study_errors_point_at_the_study_files_own_lines(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY_TEXT)
+    with pytest.raises(SpecError) as caught:
+        load_study(path, get_registry())
+    assert str(caught.value).startswith(f"{path}:12:13: agent.batch_sise: unknown field 'batch_sise' (did you mean 'batch_size'?)")
+    path.write_text(STUDY_TEXT.replace("batch_sise", "batch_size").replace("batch_size: 16", "batch_size: 0"))
+    with pytest.raises(SpecError) as caught:
+        load_study(path, get_registry())
+    assert str(caught.value).startswith(f"{path}:4:34: agent.batch_size: Input should be greater than or equal to 1")
+
+
+def test_overrides_apply_to_every_run_of_a_study(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY_TEXT.replace("batch_sise", "batch_size"))
+    _, texts = load_study(path, get_registry(), Overrides(("budget.episodes=5",), trials=2))
+    assert [yaml.safe_load(t)["budget"]["episodes"] for t in texts.values()] == [5, 5]
+    assert [yaml.safe_load(t)["trials"] for t in texts.values()] == [2, 2]
+
+
+def test_study_runs_are_in_the_main_index_and_an_interrupted_study_resumes(tmp_path, capsys, monkeypatch):
+    import zoo.run
+
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY_TEXT.replace("batch_sise", "batch_size"))
+    runs = tmp_path / "runs"
+    real = zoo.run.execute_run
+    monkeypatch.setattr(zoo.run, "execute_run", lambda folder, registry, progress: "interrupted")
+    assert main(["study", str(path), "--runs-dir", str(runs)]) == 130
+    assert f"continue with: zoo study {path} --resume --runs-dir {runs}" in capsys.readouterr().err
+    assert main(["study", str(path), "--runs-dir", str(runs), "--no-progress"]) == 2  # it exists: resume it instead
+    assert "--resume" in capsys.readouterr().err
+    monkeypatch.setattr(zoo.run, "execute_run", real)
+    assert main(["study", str(path), "--runs-dir", str(runs), "--no-progress", "--resume"]) == 0
+    ledger = json.loads((runs / "lines" / "study.json").read_text())
+    assert sorted(ledger["runs"]) == ["bad", "clockwise"] and all((runs / name).is_dir() for name in ledger["runs"].values())
+    assert (runs / "lines" / "report" / "summary.json").exists()
+    capsys.readouterr()
+    assert main(["runs", "--runs-dir", str(runs), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert sorted(row["id"] for row in rows) == sorted(ledger["runs"].values())
+    assert {row["status"] for row in rows} == {"finished"}

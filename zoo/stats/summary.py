@@ -7,6 +7,18 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats
 
+#: fewer trials than this on either side and no test is worth printing: with 2 against 2 the smallest
+#: one-sided p-value of Mann-Whitney's exact test is 1/6, with 3 against 3 it is 1/20
+MIN_TEST_TRIALS = 3
+
+
+def too_few_to_test(n_a: int, n_b: int) -> str | None:
+    """Why two samples of these sizes get no rank test, or None when they can."""
+    if min(n_a, n_b) >= MIN_TEST_TRIALS:
+        return None
+    return (f"no test: a significance test needs at least {MIN_TEST_TRIALS} trials per run (here {n_a} and {n_b}); "
+            "train more trials (--trials)")
+
 
 def bootstrap_ci(
     values, statistic: Callable = np.median, *, resamples: int = 10_000, confidence: float = 0.95, seed: int = 0,

@@ -1,0 +1,78 @@
+"""Trained agents out of run folders: ``zoo.load_agent`` and ``zoo export``."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+
+from .agent import Agent
+from .errors import ZooError
+from .evaluation import BEST
+from .registry import Registry, get_registry
+from .store import default_runs_dir, iter_checkpoints
+
+
+def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, registry: Registry | None = None,
+               runs_dir: Path | None = None) -> Agent:
+    """The agent of `trial` of `run` (a run folder or a run id) with the weights of a checkpoint.
+
+    The agent is rebuilt from the run's resolved spec, as ``zoo resume`` does, then loads the
+    checkpoint, or with ``checkpoint="best"`` the one of its best periodic evaluation (``budget.eval_every``);
+    ``agent.evaluate(episodes, seed)`` plays it.
+    """
+    from .collect import collect_runs
+    from .run import build_trial, load_run_spec, unit_dir
+
+    registry = registry or get_registry()
+    folders, _ = collect_runs([run], Path(runs_dir) if runs_dir else default_runs_dir())
+    if len(folders) != 1:
+        raise ZooError(f"{run}: holds {len(folders)} runs; name one run")
+    folder = folders[0]
+    spec = load_run_spec(folder, registry)
+    if not 0 <= trial < spec.trials:
+        raise ZooError(f"{folder.path}: no trial {trial}; the run has trials 0 to {spec.trials - 1}")
+    if checkpoint not in ("last", "best"):
+        raise ZooError(f"checkpoint '{checkpoint}': valid: last, best")
+    if registry.get("agent", spec.agent.type).batched_trials:
+        raise ZooError(f"agent '{spec.agent.type}' trains its trials in batches; load_agent takes agents of one trial")
+    found = list(iter_checkpoints(unit_dir(folder, [trial], False) / ("checkpoints" if checkpoint == "last" else BEST)))
+    if not found:
+        hint = " (a best checkpoint needs budget.eval_every)" if checkpoint == "best" else ""
+        raise ZooError(f"{folder.path}: trial {trial} has no {checkpoint} checkpoint yet{hint}")
+    scratch = Path(tempfile.mkdtemp(prefix="zoo-agent-"))  # the rebuilt agent's logs go here, not into the run
+    built = build_trial(spec, registry, seed=folder.manifest()["seeds"][trial], trial=trial,
+                        directory=scratch, tensorboard=False)
+    weakref.finalize(built.agent, _discard, built.logger, scratch)
+    built.agent.load(found[-1][1] / "agent")
+    return built.agent
+
+
+def _discard(logger, scratch: Path) -> None:
+    logger.close()
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def export_sb3(agent: Agent, output: Path) -> list[Path]:
+    """Write an SB3 agent in stable-baselines3's own ``.zip`` format (``PPO.load`` reads it); returns the files.
+
+    With VecNormalize, its statistics go beside it in SB3's ``.pkl`` form (``VecNormalize.load``).
+    """
+    from stable_baselines3.common.base_class import BaseAlgorithm
+
+    model = getattr(agent, "model", None)
+    if not isinstance(model, BaseAlgorithm):
+        raise ZooError(f"export writes stable-baselines3's .zip; a {type(agent).__name__} is not an SB3 agent")
+    output = Path(output)
+    if output.suffix != ".zip":
+        raise ZooError(f"{output}: the export is a .zip file (SB3 adds the suffix otherwise)")
+    if not output.parent.is_dir():
+        raise ZooError(f"{output.parent}: no such folder")
+    model.save(output, exclude=list(getattr(agent, "UNSAVED", ())))
+    written = [output]
+    normalizer = agent._normalizer() if hasattr(agent, "_normalizer") else None
+    if normalizer is not None:
+        written.append(output.with_suffix(".vecnormalize.pkl"))
+        normalizer.save(written[-1])
+    return written
