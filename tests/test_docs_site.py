@@ -36,7 +36,7 @@ from zoo.spec import load_spec_text
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
-OWN_TEST = {"plugins.md": "tests/test_docs.py"}  # pages another test runs whole
+OWN_TEST = {"plugins.md": "tests/test_docs.py", "workflow.md": "tests/test_workflow_doc.py"}  # pages another test runs whole
 PROSE = {"", "text"}
 FENCE = re.compile(r"^([ \t]*)```(\w*)\n(.*?)^\1```$", re.MULTILINE | re.DOTALL)  # list items indent theirs
 MARK = re.compile(r"<!--\s*(not-run|file):\s*(.*?)\s*-->\s*\n(?:[ \t]*\n)*\Z")

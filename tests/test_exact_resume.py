@@ -20,6 +20,7 @@ from zoo.run import Interrupted, execute_run, prepare_run, run_unit
 
 CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
 GOHR = "env: {type: gohr, rule: paper/color_match, horizon: 30}\n"
+PENDULUM = "env: {type: gym, id: Pendulum-v1}\n"
 SUBSTRATE = "num_envs: 2, batch: 2, length: 5, burn_in: 2, pull_every: 3, push_every: 2, network: {hidden: [16], lstm: 8}"
 
 #: agent -> (env block, agent params, budget): every built-in agent with a small spec
@@ -29,6 +30,12 @@ SPECS = {
     "dqn": (CARTPOLE, "learning_starts: 50, buffer_size: 500", "steps: 600, checkpoint_every: 100"),
     "sarsa": (GOHR, "features: {type: gohr-paper}, reward_norm: none", "episodes: 12, checkpoint_every: 2"),
     "ale-baseline": ("env: {type: synthetic-atari, game: catch}\n", "policy: random", "episodes: 12, checkpoint_every: 2"),
+    "maskable-ppo": (GOHR, "n_steps: 32, batch_size: 16, n_epochs: 2", "steps: 256, checkpoint_every: 64"),
+    "recurrent-ppo": (CARTPOLE, "n_steps: 32, batch_size: 16, n_epochs: 2", "steps: 256, checkpoint_every: 64"),
+    "qrdqn": (CARTPOLE, "learning_starts: 50, buffer_size: 500", "steps: 400, checkpoint_every: 100"),
+    "sac": (PENDULUM, "learning_starts: 50, buffer_size: 500, batch_size: 16", "steps: 300, checkpoint_every: 100"),
+    "td3": (PENDULUM, "learning_starts: 50, buffer_size: 500, batch_size: 16", "steps: 300, checkpoint_every: 100"),
+    "random-legal": (GOHR, "", "episodes: 12, checkpoint_every: 2"),
     "gohr-linear-dqn": (GOHR, "batch_size: 8", "steps: 200, checkpoint_every: 40"),
     "gohr-mlp-dqn": (GOHR, "batch_size: 8, replay_size: 200", "steps: 200, checkpoint_every: 40"),
     "gdi-i3": (GOHR, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
@@ -45,7 +52,7 @@ def test_every_built_in_agent_is_covered():
 def new_run(tmp_path, agent: str, name: str):
     env, params, budget = SPECS[agent]
     source = tmp_path / f"{name}.yaml"
-    source.write_text(f"{env}agent: {{type: {agent}, {params}}}\nbudget: {{{budget}}}\nseed: 5\n"
+    source.write_text(f"{env}agent: {{type: {agent}{', ' + params if params else ''}}}\nbudget: {{{budget}}}\nseed: 5\n"
                       "logging: {tensorboard: false, progress: false, keep_checkpoints: 100}\n")
     return prepare_run(source, get_registry(), tmp_path / "runs", tmp_path / "runs" / name)
 

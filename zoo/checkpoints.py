@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .agent import Agent, Progress
+from .errors import ZooError
 from .seeding import load_rng_state, save_rng_state
 from .store import atomic_write_json, fsync_path, iter_checkpoints, make_temp_dir, read_json
 
@@ -97,7 +98,7 @@ def newest_first(root: Path) -> Iterator[Checkpoint]:
         except DamagedCheckpoint as exc:
             log.warning("%s; trying an older checkpoint", exc)
             continue
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, ZooError) as exc:
             log.warning("checkpoint %s is damaged (%s: %s); trying an older checkpoint", path, PROGRESS, describe(exc))
             continue
         yield Checkpoint(path, steps)

@@ -165,10 +165,10 @@ def _collect(targets: list[str], runs_dir: Path | None):
     from .collect import collect_runs
 
     folders, notes = collect_runs(targets, _runs_dir(runs_dir))
+    if not folders:  # one line: why each target held no run
+        raise ZooError(f"no runs in {' '.join(targets)}" + (f" ({'; '.join(notes)})" if notes else ""))
     for note in notes:
         typer.echo(f"note: {note}", err=True)
-    if not folders:
-        raise ZooError(f"no runs in {' '.join(targets)}")
     return folders
 
 

@@ -79,7 +79,7 @@ class Overrides:
             path, value = parse_assignment(assignment) if isinstance(assignment, str) else assignment
             _assign(data, path, value, origin)
             origins[path] = origin
-        return OverriddenDocument(data, document.source, dict(document.marks), origins)
+        return OverriddenDocument(data, document.source, dict(document.marks), document.text, origins)
 
 
 def _assign(data: dict, path: Loc, value: object, origin: str) -> None:

@@ -141,7 +141,7 @@ def run_result(path: Path) -> str | None:
         if evals:
             return f"eval {np.mean(evals):.2f}"
         finals = final_returns(run)
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError, ZooError):
         return None
     return f"final {np.median(finals):.2f}" if len(finals) else None
 

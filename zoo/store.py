@@ -222,7 +222,11 @@ def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, A
     except OSError as exc:
         raise failure_at(target, exc, "create the run folder") from exc
     manifest = {**manifest, "id": final.name}
-    staging = make_temp_dir(target.parent, prefix=f".{final.name}.")
+    try:
+        staging = make_temp_dir(target.parent, prefix=f".{final.name}.")
+    except OSError as exc:
+        final.rmdir()  # the reserved name goes with the failure: nothing half-written stays
+        raise failure_at(final, exc, "create the run folder") from exc
     try:
         for name, text in files.items():
             (staging / name).write_text(text, encoding="utf-8")
@@ -419,7 +423,7 @@ def find_run(reference: str, runs_dir: Path) -> Path:
         try:
             if read_json(manifest_path).get("id") == reference:
                 matches.add(manifest_path.parent.resolve())
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, ZooError):
             continue
     matches = {match for match in matches if match.is_dir()}
     if not matches:

@@ -23,7 +23,7 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
     ``agent.evaluate(episodes, seed)`` plays it.
     """
     from .collect import collect_runs
-    from .run import build_trial, load_run_spec, unit_dir
+    from .trials import build_trial, group_dir, load_run_spec
 
     registry = registry or get_registry()
     folders, _ = collect_runs([run], Path(runs_dir) if runs_dir else default_runs_dir())
@@ -37,12 +37,12 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
         raise ZooError(f"checkpoint '{checkpoint}': valid: last, best")
     if registry.get("agent", spec.agent.type).batched_trials:
         raise ZooError(f"agent '{spec.agent.type}' trains its trials in batches; load_agent takes agents of one trial")
-    found = list(iter_checkpoints(unit_dir(folder, [trial], False) / ("checkpoints" if checkpoint == "last" else BEST)))
+    found = list(iter_checkpoints(group_dir(folder, [trial], False) / ("checkpoints" if checkpoint == "last" else BEST)))
     if not found:
         hint = " (a best checkpoint needs budget.eval_every)" if checkpoint == "best" else ""
         raise ZooError(f"{folder.path}: trial {trial} has no {checkpoint} checkpoint yet{hint}")
     scratch = Path(tempfile.mkdtemp(prefix="zoo-agent-"))  # the rebuilt agent's logs go here, not into the run
-    built = build_trial(spec, registry, seed=folder.manifest()["seeds"][trial], trial=trial,
+    built = build_trial(spec, registry, seed=folder.manifest(require=("seeds",))["seeds"][trial], trial=trial,
                         directory=scratch, tensorboard=False)
     weakref.finalize(built.agent, _discard, built.logger, scratch)
     built.agent.load(found[-1][1] / "agent")

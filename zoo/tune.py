@@ -207,7 +207,8 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
     """Train one Optuna trial as a run, reporting its running return so the pruner can stop it."""
     from optuna.trial import TrialState
 
-    from .run import Interrupted, load_run_spec, prepare_run, run_unit, trial_units
+    from .run import prepare_run
+    from .trials import Interrupted, load_run_spec, run_trials, trial_groups
 
     values = suggest(trial, settings.space)
     run_name = f"{name}.t{trial.number:03d}"
@@ -232,8 +233,8 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
 
     folder.update(status="running")
     try:
-        for unit in trial_units(spec, registry):
-            run_unit(folder.path, unit, registry=registry, should_stop=lambda: bool(pruned), report=report)
+        for group in trial_groups(spec, registry):
+            run_trials(folder.path, group, registry=registry, should_stop=lambda: bool(pruned), report=report)
     except Interrupted:
         folder.update(status="interrupted", error=f"pruned by zoo tune at {pruned[0]} {spec.budget.unit}")
         study.tell(trial, state=TrialState.PRUNED)

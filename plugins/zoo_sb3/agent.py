@@ -68,6 +68,8 @@ class SB3Agent(Agent):
             policy_kwargs=policy_kwargs or None, seed=context.seed, device=params.device, verbose=0, **hyper,
         )
         self._record_device(algorithm)
+        if hasattr(self.model, "_last_lstm_states"):  # RecurrentPPO: its rollout's LSTM states are not saved
+            self.exact_resume = False
         self.model.set_logger(Logger(folder=None, output_formats=[_MetricsWriter(context.logger)]))
         self._callback = _EpisodeLogger(context.logger)
         budget = context.budget
