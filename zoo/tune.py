@@ -43,7 +43,17 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class FloatRange(_Strict):
+class _Range(_Strict):
+    """A range's check, shared by its real and integer forms (which declare low, high and log)."""
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if not self.low < self.high or (self.log and self.low <= 0):
+            raise ValueError("need low < high (and low > 0 on a log scale)")
+        return self
+
+
+class FloatRange(_Range):
     """A real value in [low, high], on a log scale if asked."""
 
     type: Literal["float"]
@@ -51,26 +61,14 @@ class FloatRange(_Strict):
     high: float = Field(description="largest value")
     log: bool = Field(default=False, description="sample on a log scale (low must be > 0)")
 
-    @model_validator(mode="after")
-    def _ordered(self):
-        if not self.low < self.high or (self.log and self.low <= 0):
-            raise ValueError("need low < high (and low > 0 on a log scale)")
-        return self
 
-
-class IntRange(_Strict):
+class IntRange(_Range):
     """An integer in [low, high], on a log scale if asked."""
 
     type: Literal["int"]
     low: int = Field(description="smallest value")
     high: int = Field(description="largest value")
     log: bool = Field(default=False, description="sample on a log scale (low must be > 0)")
-
-    @model_validator(mode="after")
-    def _ordered(self):
-        if not self.low < self.high or (self.log and self.low <= 0):
-            raise ValueError("need low < high (and low > 0 on a log scale)")
-        return self
 
 
 class Categorical(_Strict):
