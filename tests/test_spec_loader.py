@@ -13,7 +13,7 @@ from zoo.cli import main
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.spec import load_spec, load_spec_text, run_name
-from zoo.yamlio import MAX_BYTES, load_file, read_capped
+from zoo.yamlio import MAX_BYTES, load_file, load_text, read_capped
 
 SPEC = "env: {type: gym, id: CartPole-v1}\nagent: {type: ppo}\nbudget: {steps: 100}\n"
 
@@ -227,3 +227,9 @@ def test_a_plugin_validator_that_crashes_is_a_problem_of_its_block():
     with pytest.raises(SpecError) as excinfo:
         load_spec_text(text % "zoo", registry, "s.yaml")
     assert only_problem(excinfo) == "s.yaml:1:1: env: size 'zoo' is reserved"
+
+
+def test_an_escape_past_the_last_code_point_is_placed():
+    with pytest.raises(SpecError) as caught:
+        load_text('env: {type: gym}\nagent: "\\U00110000"\n', "x.yaml")
+    assert str(caught.value) == "x.yaml:2:11: unusable value: chr() arg not in range(0x110000)"

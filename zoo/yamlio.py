@@ -130,7 +130,9 @@ def load_text(text: str, source: str) -> LocatedDocument:
     except yaml.YAMLError as exc:
         raise SpecError([Problem(f"malformed YAML: {' '.join(str(exc).split())}", source)]) from None
     except (ValueError, RecursionError) as exc:
-        raise SpecError([Problem(f"unusable value: {str(exc).split(';')[0]}", source)]) from None
+        # e.g. an escape past U+10FFFF: the scanner stops where it read, which places the value
+        line, column = (loader.line + 1, loader.column + 1) if isinstance(exc, ValueError) else (None, None)
+        raise SpecError([Problem(f"unusable value: {str(exc).split(';')[0]}", source, line, column)]) from None
     finally:
         loader.dispose()
     return LocatedDocument(data, source, marks, text)
