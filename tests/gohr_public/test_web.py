@@ -240,7 +240,7 @@ def test_zoo_gohr_serve_serves_on_loopback(tmp_path):
     import socket
     import time
 
-    import httpx
+    import httpx2
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -252,9 +252,9 @@ def test_zoo_gohr_serve_serves_on_loopback(tmp_path):
         deadline = time.monotonic() + 60
         while True:
             try:
-                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                page = httpx2.get(f"http://127.0.0.1:{port}/", timeout=2)
                 break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 assert time.monotonic() < deadline and server.poll() is None, server.stderr.read()
                 time.sleep(0.2)
         assert page.status_code == 200 and 'action="/start"' in page.text

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 
-import httpx
+import httpx2
 import numpy as np
 from gohr_web import experiment, live_server, play_everything
 from zoo_gohr.engine.conformance import replay_file
@@ -16,7 +16,7 @@ PLAYERS, THREADS = 40, 16
 
 
 def _player(base: str, player: str) -> dict:
-    with httpx.Client(base_url=base, timeout=30) as client:
+    with httpx2.Client(base_url=base, timeout=30) as client:
         start = client.post("/start", data={"player": player, "consent": "yes"})
         assert start.status_code == 303 and start.headers["location"] == "/play"
         replies = play_everything(client, np.random.default_rng(int(player[1:])))
