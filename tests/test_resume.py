@@ -295,7 +295,8 @@ def test_two_resumes_at_once_train_the_run_once(zoo_cli, reference, tmp_path):
     codes = sorted(code for _, _, code in ends)
     assert codes == [0, 2], ends
     (_, refused, _), = [end for end in ends if end[2] == 2]
-    assert "is being trained by process" in refused, refused  # both start together; training takes seconds
+    # both start together (training takes seconds); the loser may read the claim before its holder is written
+    assert "is being trained by" in refused, refused
     assert status(run) == "finished"
     assert outcome(run) == outcome(reference)
 

@@ -393,6 +393,8 @@ class RunIndex:
     def _reindex(self, connection: sqlite3.Connection) -> int:
         found = 0
         for manifest_path in sorted(self.path.parent.glob(f"*/{MANIFEST}")):
+            if manifest_path.parent.name.startswith("."):
+                continue  # a run folder still being built aside (it is indexed once renamed into place)
             try:
                 self._insert(connection, manifest_path.parent, read_json(manifest_path))
                 found += 1
@@ -417,6 +419,8 @@ def find_run(reference: str, runs_dir: Path) -> Path:
     runs_dir = Path(runs_dir)
     matches = {Path(row["path"]) for row in RunIndex(runs_dir).query() if row["id"] == reference}
     for manifest_path in runs_dir.glob(f"*/{MANIFEST}"):
+        if manifest_path.parent.name.startswith("."):
+            continue  # a run folder still being built aside
         if manifest_path.parent.name == reference:
             matches.add(manifest_path.parent.resolve())
             continue
