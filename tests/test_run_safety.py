@@ -236,3 +236,12 @@ def test_with_every_checkpoint_damaged_the_trial_starts_over_and_keeps_damaged_l
     assert "training starts from the beginning" in warnings(caplog)
     assert metrics_path(folder).read_text().splitlines()[0] == "{damaged"
     assert read_metrics(metrics_path(folder)) == reference
+
+
+def test_the_index_leaves_out_run_folders_still_being_built_aside(tmp_path):
+    runs = tmp_path / "runs"
+    staging = runs / ".spec-20260101-000000.abc.tmp"  # create_run_folder writes run.json here before the rename
+    staging.mkdir(parents=True)
+    (staging / "run.json").write_text(json.dumps({"id": "spec-20260101-000000", "env": "e", "agent": "a",
+                                                  "status": "created"}))
+    assert RunIndex(runs).query() == []
