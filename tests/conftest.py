@@ -1,4 +1,4 @@
-"""Shared fixtures: every test gets its own runs folder and one torch thread."""
+"""Shared fixtures: every test gets its own runs folder (and SB3 log folder) and one torch thread."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 @pytest.fixture(autouse=True)
 def _isolated_runs_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("ZOO_RUNS_DIR", str(tmp_path / "runs"))
+    # SB3's own loop (a user's script calling PPO.learn) logs to SB3_LOGDIR, else to a new /tmp/SB3-* folder
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3-logs"))
 
 
 @pytest.fixture(scope="session", autouse=True)
