@@ -154,5 +154,5 @@ def test_without_ray_the_error_names_the_extra(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
     code = main(["train", str(_spec_file(tmp_path)), "--backend", "ray", "--runs-dir", str(tmp_path / "runs")])
     assert code == 2
-    assert capsys.readouterr().err.strip() == "the ray backend needs Ray, which is not installed: pip install 'zoo-rl[ray]'"
+    assert capsys.readouterr().err.strip() == "error: the ray backend needs Ray, which is not installed: pip install 'zoo-rl[ray]'"
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -58,13 +58,14 @@ def connect(params: RayParams):
     process already runs (started by an earlier run, or by the caller) is used as it is.
     """
     ray = import_ray()
+    if params.address is not None:
+        _check_reachable(params.address)
     if ray.is_initialized():
         return ray
     options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     if params.address is None:
         ray.init(num_cpus=params.workers * params.torch_threads, include_dashboard=False, **options)
         return ray
-    _check_reachable(params.address)
     try:
         ray.init(address=params.address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
