@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -47,7 +47,7 @@ def trials_option():
     return typer.Option(None, "--trials", min=1, max=100_000, help="Override the spec's number of trials.")
 
 
-class BackendType(str, Enum):
+class BackendType(StrEnum):
     local = "local"
     ray = "ray"
 

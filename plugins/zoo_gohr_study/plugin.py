@@ -8,7 +8,15 @@ from pathlib import Path
 import typer
 
 from zoo import AgentEntry, DocumentEntry, ReporterEntry, ZooError, hookimpl
-from zoo.cli import BackendType, address_option, backend_option, backend_overrides, seed_option, set_option, trials_option
+from zoo.cli import (
+    BackendType,
+    address_option,
+    backend_option,
+    backend_overrides,
+    seed_option,
+    set_option,
+    trials_option,
+)
 
 
 def _report(runs, out):
