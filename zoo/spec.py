@@ -186,6 +186,10 @@ class RayBackend(_Strict):
         return value
 
 
+BACKEND_TYPE_ERROR = "backend_type"
+BACKEND_TYPES = "Input should be 'local' or 'ray'"
+
+
 def _backend_tag(value: Any) -> str | None:
     """The union tag of a backend block; a block without ``type`` is local (tags carry brackets so error paths leave them out)."""
     kind = value.get("type", "local") if isinstance(value, dict) else getattr(value, "type", None)
@@ -211,8 +215,7 @@ class SpecBase(_Strict):
     seeds: list[Annotated[int, Field(ge=0, lt=2**32)]] | None = Field(default=None, max_length=100_000)
     backend: Annotated[
         Annotated[LocalBackend, Tag("backend[local]")] | Annotated[RayBackend, Tag("backend[ray]")],
-        Discriminator(_backend_tag, custom_error_type="backend_type",
-                      custom_error_message="expected a mapping whose type is 'local' (the default) or 'ray'"),
+        Discriminator(_backend_tag, custom_error_type=BACKEND_TYPE_ERROR, custom_error_message=BACKEND_TYPES),
     ] = LocalBackend()
     logging: Logging = Logging()
 
@@ -439,6 +442,12 @@ def _problem(document: LocatedDocument, error: dict, model: type[BaseModel]) -> 
             message += f"; valid fields: {', '.join(valid)}"
     elif kind == "missing":
         message = "required field is missing"
+    elif kind == BACKEND_TYPE_ERROR:
+        block = document.data.get("backend")
+        if isinstance(block, dict):
+            loc, message = ("backend", "type"), f"{message} (given {_short(block.get('type'))})"
+        else:
+            message = f"expected a mapping such as {{type: ray}} (given {_short(block)})"
     elif kind == "value_error":
         message = message.removeprefix("Value error, ")
     else:
