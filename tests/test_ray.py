@@ -158,3 +158,19 @@ def test_without_ray_the_error_names_the_extra(tmp_path, monkeypatch, capsys):
     assert code == 2
     assert capsys.readouterr().err.strip() == "error: the ray backend needs Ray, which is not installed: pip install 'zoo-rl[ray]'"
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_a_study_with_backend_ray_trains_every_run_on_ray(tmp_path):
+    from zoo_gohr_study.study import run_study
+
+    from zoo.overrides import Overrides
+
+    study = tmp_path / "study.yaml"
+    study.write_text("name: tiny\nbase:\n" + "".join(f"  {line}\n" for line in SPEC.format(
+        backend=LOCAL, trials=2, episodes=4, every=2).splitlines()) + "runs:\n  a: {seed: 1}\n  b: {seed: 2}\n")
+    _, folders, status = run_study(study, get_registry(), tmp_path / "runs", progress=False,
+                                   overrides=Overrides(backend="ray"))
+    assert status == "finished" and len(folders) == 2
+    for path in folders:
+        assert "type: ray" in (path / "spec.yaml").read_text()
+        assert len(list(path.glob("trials/*/result.json"))) == 2
