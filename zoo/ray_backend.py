@@ -130,20 +130,10 @@ class RayTrials:
                     break
                 ready, _ = ray.wait(list(running), num_returns=1, timeout=0.2)
                 for stream in ready:
-                    attempt = running[stream]
-                    try:
-                        message = ray.get(next(stream))
-                    except StopIteration:
+                    attempt, message = running[stream], _next_message(ray, stream, running[stream].group)
+                    if message[0] == "lost":
                         del running[stream]
-                        failures.append(WorkerFailed(f"the task of trial(s) {_names(attempt.group)} ended without a result"))
-                        continue
-                    except ray.exceptions.RayTaskError as exc:  # an error in this module's own task code
-                        del running[stream]
-                        failures.append(WorkerFailed(f"trial(s) {_names(attempt.group)}: {_first_line(exc)}", str(exc)))
-                        continue
-                    except ray.exceptions.RayError as exc:  # the worker, its node or its objects are gone
-                        del running[stream]
-                        self._lost(attempt, exc, pending, failures, stop)
+                        self._lost(attempt, message[1], pending, failures, stop)
                         continue
                     outcome = self._handle(folder, attempt, message, report)
                     if outcome is not None:
@@ -198,6 +188,18 @@ class RayTrials:
         failures.append(WorkerFailed(
             f"the worker of trial(s) {trials} ({attempt.where}) died ({reason}) after {attempt.tries} retries; "
             "the trials' checkpoints are in the run folder, and 'zoo resume' continues from them", str(exc)))
+
+
+def _next_message(ray, stream, group: list[int]) -> tuple:
+    """A task's next message; an error of the task's own code is an "error" message, a lost worker ("lost", exc)."""
+    try:
+        return ray.get(next(stream))
+    except StopIteration:
+        return "error", f"the task of trial(s) {_names(group)} ended without a result", None
+    except ray.exceptions.RayTaskError as exc:
+        return "error", f"trial(s) {_names(group)}: {_first_line(exc)}", str(exc)
+    except ray.exceptions.RayError as exc:  # the worker, its node or its objects are gone
+        return "lost", exc
 
 
 class _StopBoard:
