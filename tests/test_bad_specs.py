@@ -34,7 +34,7 @@ EXPECTED = {
     "20-bad-literal.yaml": (4, 3, "agent.policy", "Input should be 'MlpPolicy', 'CnnPolicy' or 'MultiInputPolicy' (given 'MLPPolicy')"),
     "21-nested-unknown-field.yaml": (6, 5, "agent.policy_kwargs.activaton", "(did you mean 'activation'?); valid fields: activation, net_arch"),
     "22-env-not-mapping.yaml": (1, 1, "env", "expected a mapping with a 'type' key naming the environment"),
-    "23-bad-backend.yaml": (5, 3, "backend.type", "Input should be 'local' (given 'slurm')"),
+    "23-bad-backend.yaml": (5, 3, "backend.type", "Input should be 'local' or 'ray' (given 'slurm')"),
     "24-bad-list-item.yaml": (5, 20, "agent.policy_kwargs.net_arch.1", "Input should be a valid integer"),
     "25-bad-name.yaml": (1, 1, "name", "a run name is 1 to 100 letters, digits"),
     "26-deep-nesting.yaml": (1, 42, None, "nested deeper than 40 levels"),

@@ -1,4 +1,4 @@
-"""Command-line overrides (--set, --seed, --trials): applied before validation, reported where they were typed."""
+"""Command-line overrides (--set, --seed, --trials, --backend, --address): applied before validation, reported where they were typed."""
 
 from __future__ import annotations
 
@@ -101,3 +101,13 @@ def test_debug_is_a_global_option_anywhere_on_the_line(tmp_path, capsys):
     assert main(["validate", missing]) == 2
     with pytest.raises(SpecError, match="no such file"):
         main(["validate", missing, "--debug"])
+
+
+def test_backend_switches_type_keeping_the_keys_every_backend_has():
+    on_ray = load_text("backend: {type: ray, address: auto, workers: 3, max_retries: 1}\n", "spec.yaml")
+    assert Overrides(backend="local").apply(on_ray).data["backend"] == {"workers": 3, "type": "local"}
+    assert Overrides(backend="ray").apply(on_ray).data["backend"] == on_ray.data["backend"]
+    local = load_text("backend: {workers: 2, torch_threads: 2}\n", "spec.yaml")
+    overridden = Overrides(backend="ray", address="ray://head:10001").apply(local)
+    assert overridden.data["backend"] == {"workers": 2, "torch_threads": 2, "type": "ray", "address": "ray://head:10001"}
+    assert Overrides(backend="ray", address="auto").as_list() == ["--backend ray", "--address auto"]

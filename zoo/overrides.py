@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from .errors import Problem, SpecError
 from .yamlio import Loc, LocatedDocument, load_text
 
+#: the keys of a spec's backend block that mean the same in every backend
+BACKEND_COMMON_KEYS = ("workers", "torch_threads")
 _EXPONENT_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 
@@ -45,11 +47,14 @@ def parse_assignment(text: str) -> tuple[Loc, object]:
 
 @dataclass(frozen=True)
 class Overrides:
-    """The overrides given on one command line, applied in order: every ``--set``, then ``--seed``, ``--trials``."""
+    """The overrides given on one command line, applied in order: every ``--set``, then ``--seed``, ``--trials``,
+    ``--backend`` and ``--address``."""
 
     sets: tuple[str, ...] = ()
     seed: int | None = None
     trials: int | None = None
+    backend: str | None = None
+    address: str | None = None
 
     def as_list(self) -> list[str]:
         """The overrides as they were typed (recorded in the run's manifest)."""
@@ -61,12 +66,17 @@ class Overrides:
             out.append(((("seed",), self.seed), f"--seed {self.seed}"))
         if self.trials is not None:
             out.append(((("trials",), self.trials), f"--trials {self.trials}"))
+        if self.backend is not None:
+            out.append(((("backend", "type"), self.backend), f"--backend {self.backend}"))
+        if self.address is not None:
+            out.append(((("backend", "address"), self.address), f"--address {self.address}"))
         return out
 
     def apply(self, document: LocatedDocument) -> LocatedDocument:
         """`document` with the overrides applied (the input is left as it was).
 
-        ``--seed`` also drops an explicit ``seeds`` list, which it replaces.
+        ``--seed`` also drops an explicit ``seeds`` list, which it replaces; ``--backend`` of another type than the
+        spec's keeps only the keys every backend has (workers, torch_threads).
         """
         assignments = self._assignments()
         if not assignments or not isinstance(document.data, dict):
@@ -74,6 +84,9 @@ class Overrides:
         data = copy.deepcopy(document.data)
         if self.seed is not None:
             data.pop("seeds", None)
+        block = data.get("backend")
+        if self.backend is not None and isinstance(block, dict) and block.get("type", "local") != self.backend:
+            data["backend"] = {key: block[key] for key in BACKEND_COMMON_KEYS if key in block}
         origins: dict[Loc, str] = {}
         for assignment, origin in assignments:
             path, value = parse_assignment(assignment) if isinstance(assignment, str) else assignment

@@ -71,6 +71,10 @@ def prepare_run(
     spec = parse_spec(document, registry)
     name = run_name(spec, spec_path)
     exact_resume = preflight(spec, registry)
+    if spec.backend.type == "ray":  # an unreachable cluster is refused before the run folder exists
+        from .ray_backend import connect
+
+        connect(spec.backend)
     target = Path(run_dir) if run_dir else Path(runs_dir) / f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
     resolved = yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False)
     files = {RESOLVED_SPEC: resolved, SOURCE_SPEC: document.text}
@@ -141,7 +145,12 @@ def preflight(spec: SpecBase, registry: Registry) -> bool:
 # -- a whole run -----------------------------------------------------------------------------
 
 def backend_for(spec: SpecBase, registry: Registry, groups: list[list[int]]) -> Backend:
-    """The local pool when the spec asks for workers and there is more than one group; else this process."""
+    """Ray tasks for a ray backend; the local pool when the spec asks for workers and there is more than one group;
+    else this process."""
+    if spec.backend.type == "ray":
+        from .ray_backend import RayTrials
+
+        return RayTrials(spec.backend, registry.get("agent", spec.agent.type).batched_trials)
     if spec.backend.workers == 1 or len(groups) == 1:
         return InProcess(registry)
     return ProcessPool(spec.backend.workers)

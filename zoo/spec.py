@@ -17,7 +17,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     ValidationInfo,
     create_model,
@@ -159,6 +161,41 @@ class LocalBackend(_Strict):
     torch_threads: int = Field(default=1, ge=1, le=256, description="torch intra-op threads per process")
 
 
+RAY_ADDRESS = re.compile(r"auto|(ray://)?[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}")
+
+
+class RayBackend(_Strict):
+    """Trials run as Ray tasks: on a Ray started on this machine, or on a cluster this machine joins."""
+
+    type: Literal["ray"]
+    address: str | None = Field(
+        default=None, description="absent: start Ray on this machine with workers x torch_threads CPUs; "
+        "'auto': join the cluster this machine is part of (ray start); 'ray://HOST:PORT': join through the Ray Client")
+    workers: int = Field(default=1, ge=1, le=100_000, description="trial groups run at once")
+    torch_threads: int = Field(default=1, ge=1, le=256, description="torch intra-op threads, and the CPUs each trial group asks Ray for")
+    max_retries: int = Field(default=3, ge=0, le=100, description="restarts of a trial group from its last checkpoint when its worker dies")
+    scratch: str | None = Field(default=None, description="folder on each worker node where trials train before their files "
+                                "are sent back (default: the system's temp folder)")
+
+    @field_validator("address")
+    @classmethod
+    def _ray_address(cls, value: str | None) -> str | None:
+        if value is not None and not RAY_ADDRESS.fullmatch(value):
+            raise ValueError("expected 'auto', 'ray://HOST:PORT' or HOST:PORT (a cluster's GCS address), "
+                             "or no address to start Ray on this machine")
+        return value
+
+
+BACKEND_TYPE_ERROR = "backend_type"
+BACKEND_TYPES = "Input should be 'local' or 'ray'"
+
+
+def _backend_tag(value: Any) -> str | None:
+    """The union tag of a backend block; a block without ``type`` is local (tags carry brackets so error paths leave them out)."""
+    kind = value.get("type", "local") if isinstance(value, dict) else getattr(value, "type", None)
+    return f"backend[{kind}]" if isinstance(kind, str) else None
+
+
 class Logging(_Strict):
     """What a run records besides its metrics file."""
 
@@ -176,7 +213,10 @@ class SpecBase(_Strict):
     trials: int = Field(default=1, ge=1, le=100_000)
     seed: int = Field(default=0, ge=0, lt=2**32)
     seeds: list[Annotated[int, Field(ge=0, lt=2**32)]] | None = Field(default=None, max_length=100_000)
-    backend: LocalBackend = LocalBackend()
+    backend: Annotated[
+        Annotated[LocalBackend, Tag("backend[local]")] | Annotated[RayBackend, Tag("backend[ray]")],
+        Discriminator(_backend_tag, custom_error_type=BACKEND_TYPE_ERROR, custom_error_message=BACKEND_TYPES),
+    ] = LocalBackend()
     logging: Logging = Logging()
 
     @field_validator("name")
@@ -385,7 +425,7 @@ def _pick_model(annotation: Any, data: Any) -> type[BaseModel] | None:
             continue
         type_field = found.model_fields.get("type")
         tag = typing.get_args(type_field.annotation) if type_field else ()
-        if not tag or not isinstance(data, dict) or data.get("type") in tag:
+        if not tag or not isinstance(data, dict) or data.get("type", type_field.default) in tag:
             return found
     return None
 
@@ -402,6 +442,12 @@ def _problem(document: LocatedDocument, error: dict, model: type[BaseModel]) -> 
             message += f"; valid fields: {', '.join(valid)}"
     elif kind == "missing":
         message = "required field is missing"
+    elif kind == BACKEND_TYPE_ERROR:
+        block = document.data.get("backend")
+        if isinstance(block, dict):
+            loc, message = ("backend", "type"), f"{message} (given {_short(block.get('type'))})"
+        else:
+            message = f"expected a mapping such as {{type: ray}} (given {_short(block)})"
     elif kind == "value_error":
         message = message.removeprefix("Value error, ")
     else:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -198,29 +199,30 @@ def _check_space(spec_path: Path, settings: TuningFile, registry: Registry, base
     for path, dist in settings.space.items():
         value = dist.choices[0] if isinstance(dist, Categorical) else dist.low
         sets.append(f"{path}={json.dumps(value)}")
-    parse_spec(Overrides(tuple(sets), base.seed, base.trials).apply(load_file(spec_path)), registry)
+    parse_spec(replace(base, sets=tuple(sets)).apply(load_file(spec_path)), registry)
 
 
 def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base) -> None:
     """Train one Optuna trial as a run, reporting its running return so the pruner can stop it."""
     from optuna.trial import TrialState
 
-    from .run import prepare_run
-    from .trials import Interrupted, load_run_spec, run_trials, trial_groups
+    from .console import StopFlag
+    from .run import backend_for, prepare_run
+    from .trials import Interrupted, load_run_spec, trial_groups
 
     values = suggest(trial, settings.space)
     run_name = f"{name}.t{trial.number:03d}"
     sets = base.sets + (f"name={run_name}",) + tuple(f"{path}={json.dumps(value)}" for path, value in values.items())
     target = runs_dir / f"{run_name}-{datetime.now():%Y%m%d-%H%M%S}"
     try:
-        folder = prepare_run(spec_path, registry, runs_dir, target, Overrides(sets, base.seed, base.trials))
+        folder = prepare_run(spec_path, registry, runs_dir, target, replace(base, sets=tuple(sets)))
     except ZooError as exc:  # values the spec's own checks refuse (e.g. batch larger than the rollout)
         study.tell(trial, state=TrialState.FAIL)
         print(f"trial {trial.number}: refused ({str(exc).splitlines()[0]})")
         return
     trial.set_user_attr("run", folder.path.name)
     spec = load_run_spec(folder, registry)
-    pruned = []
+    pruned, stop = [], StopFlag()
 
     def report(trial_index: int, progress_done: int) -> None:
         value = _recent_return(folder, trial_index)
@@ -228,11 +230,12 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
             trial.report(value, progress_done)
             if trial.should_prune():
                 pruned.append(progress_done)
+                stop.set()
 
     folder.update(status="running")
+    groups = trial_groups(spec, registry)
     try:
-        for group in trial_groups(spec, registry):
-            run_trials(folder.path, group, registry=registry, should_stop=lambda: bool(pruned), report=report)
+        backend_for(spec, registry, groups).train(folder.path, groups, stop, report)
     except Interrupted:
         folder.update(status="interrupted", error=f"pruned by zoo tune at {pruned[0]} {spec.budget.unit}")
         study.tell(trial, state=TrialState.PRUNED)

@@ -1,7 +1,7 @@
 """Backends that train a run's trial groups: in this process, or in a pool of local worker processes.
 
-A backend is anything with ``train(run_path, groups, stop, report)``; a cluster backend (Ray)
-plugs in beside these two. Each group is trained by `zoo.trials.run_trials`, which resumes from
+A backend is anything with ``train(run_path, groups, stop, report)``; the Ray backend
+(`zoo.ray_backend`) is the third, for a cluster. Each group is trained by `zoo.trials.run_trials`, which resumes from
 the group's checkpoints, so a backend only has to place the work and say how it ended.
 """
 

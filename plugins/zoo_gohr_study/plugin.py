@@ -8,7 +8,15 @@ from pathlib import Path
 import typer
 
 from zoo import AgentEntry, DocumentEntry, ReporterEntry, ZooError, hookimpl
-from zoo.cli import seed_option, set_option, trials_option
+from zoo.cli import (
+    BackendType,
+    address_option,
+    backend_option,
+    backend_overrides,
+    seed_option,
+    set_option,
+    trials_option,
+)
 
 
 def _report(runs, out):
@@ -50,6 +58,8 @@ def study(
     sets: list[str] = set_option(),
     seed: int | None = seed_option(),
     trials: int | None = trials_option(),
+    backend: BackendType | None = backend_option(),
+    address: str | None = address_option(),
 ) -> None:
     """Train every run of a study (overrides apply to each), then write the report of all of them."""
     from zoo.overrides import Overrides
@@ -62,7 +72,7 @@ def study(
     registry = get_registry()
     root = runs_dir or default_runs_dir()
     home, folders, status = run_study(spec, registry, root, progress=progress, resume=resume,
-                                overrides=Overrides(tuple(sets), seed, trials))
+                                overrides=Overrides(tuple(sets), seed, trials, **backend_overrides(backend, address)))
     if status == "interrupted":
         typer.echo(f"interrupted; continue with: zoo study {spec} --resume" + (f" --runs-dir {runs_dir}" if runs_dir else ""), err=True)
         raise typer.Exit(130)

@@ -22,14 +22,14 @@ from zoo.store import RunFolder
 from .board import CellPlan
 
 
-def _execute_local(folder: RunFolder, registry: Registry, progress: bool) -> str:
+def _execute_run(folder: RunFolder, registry: Registry, progress: bool) -> str:
     from zoo.run import execute_run
 
     return execute_run(folder, registry, progress=progress)
 
 
 #: run backend (a spec's backend.type) -> ``(run folder, registry, progress) -> final status``
-BACKENDS: dict[str, Callable[[RunFolder, Registry, bool], str]] = {"local": _execute_local}
+BACKENDS: dict[str, Callable[[RunFolder, Registry, bool], str]] = {"local": _execute_run, "ray": _execute_run}
 
 
 @dataclass
