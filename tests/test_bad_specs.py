@@ -43,6 +43,10 @@ EXPECTED = {
     "29-boolean-steps.yaml": (3, 10, "budget.steps", "expected a whole number, not a boolean (given true)"),
     "30-number-for-boolean.yaml": (2, 20, "agent.normalize_advantage", "expected true or false (given 0)"),
     "31-boolean-for-number.yaml": (2, 20, "agent.gamma", "expected a number, not a boolean (given true)"),
+    "32-boolean-in-nested-list.yaml": (2, 33, "agent.network.hidden", "item 1: expected a whole number, not a boolean (given true)"),
+    "33-number-for-nested-boolean.yaml": (4, 15, "agent.optimizer.decay", "expected true or false (given 1.0)"),
+    "34-boolean-for-number-or-schedule.yaml": (2, 20, "agent.learning_rate", "expected a number, not a boolean (given true)"),
+    "35-boolean-in-env-board.yaml": (1, 52, "env.board.max_objects", "expected a whole number, not a boolean (given false)"),
 }
 
 

@@ -7,6 +7,7 @@ anything is built. Problems are reported with the YAML file, line and field path
 
 from __future__ import annotations
 
+import copy
 import re
 import types
 import typing
@@ -26,6 +27,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from .errors import Problem, SpecError, ZooError, did_you_mean
 from .registry import KINDS, Registry
@@ -46,15 +49,15 @@ def refuse_lax_scalars(cls, value: Any, info: ValidationInfo) -> Any:
     field = cls.model_fields.get(info.field_name) if info.field_name else None
     if field is None:
         return value
-    kind = _scalar_kind(field.annotation)
-    if kind is not None:
-        return _strict_scalar(kind, value)
-    item_kind = _item_kind(field.annotation)
-    if item_kind is not None and isinstance(value, (list, tuple)):
+    kinds = _scalar_kinds(field.annotation)
+    if kinds is not None:
+        return _strict_scalar(kinds, value)
+    item_kinds = _item_kinds(field.annotation)
+    if item_kinds is not None and isinstance(value, (list, tuple)):
         items = []
         for i, item in enumerate(value):
             try:
-                items.append(_strict_scalar(item_kind, item))
+                items.append(_strict_scalar(item_kinds, item))
             except ValueError as exc:
                 raise ValueError(f"item {i}: {exc}") from None
         return type(value)(items)
@@ -64,47 +67,114 @@ def refuse_lax_scalars(cls, value: Any, info: ValidationInfo) -> Any:
 def strict_scalars_of(params: type[BaseModel]) -> dict[str, Any]:
     """A namespace entry that makes a subclass of `params` check its scalar fields with `refuse_lax_scalars`."""
     names = [name for name, field in getattr(params, "model_fields", {}).items()
-             if name != "type" and (_scalar_kind(field.annotation) or _item_kind(field.annotation))]
+             if name != "type" and (_scalar_kinds(field.annotation) or _item_kinds(field.annotation))]
     if not names:
         return {}
     return {"_strict_scalars": field_validator(*names, mode="before", check_fields=False)(refuse_lax_scalars)}
 
 
+_STRICT_MODELS: dict[type[BaseModel], type[BaseModel]] = {}
+
+
+def strict_model(model: type[BaseModel]) -> type[BaseModel]:
+    """A subclass of `model` whose scalar fields, and those of every model nested in its fields (in
+    lists, dicts and unions too), refuse lax coercion (`refuse_lax_scalars`); `model` if nothing changes."""
+    if model not in _STRICT_MODELS:
+        _STRICT_MODELS[model] = model  # a model nested in itself stays as it is below
+        nested = {name: (strict, _strict_defaults(field)) for name, field in model.model_fields.items()
+                  if (strict := _strict_annotation(field.annotation)) is not field.annotation}
+        validators = strict_scalars_of(model)
+        if nested or validators:
+            _STRICT_MODELS[model] = create_model(model.__name__, __base__=model, __module__=model.__module__,
+                                                 __doc__=model.__doc__, __validators__=validators, **nested)
+    return _STRICT_MODELS[model]
+
+
+def _strict_defaults(field: FieldInfo) -> FieldInfo:
+    """A copy of `field` whose default (or default factory's) models are their `strict_model`s, as its annotation's are."""
+    field = copy.copy(field)
+    if field.default_factory is not None:
+        factory = field.default_factory
+        field.default_factory = (lambda data: _as_strict(factory(data))) if field.default_factory_takes_validated_data else (
+            lambda: _as_strict(factory()))
+    elif field.default is not PydanticUndefined:
+        field.default = _as_strict(field.default)
+    return field
+
+
+def _as_strict(value: Any) -> Any:
+    """`value` with each model in it (also in lists and tuples) validated again as its `strict_model`."""
+    if isinstance(value, BaseModel):
+        strict = strict_model(type(value))
+        return value if strict is type(value) else strict.model_validate(value.model_dump())
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_strict(item) for item in value)
+    return value
+
+
+def _strict_annotation(annotation: Any) -> Any:
+    """`annotation` with each pydantic model in it replaced by its `strict_model` (the same object if none is)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return strict_model(annotation)
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is None or not args or origin is Literal:
+        return annotation
+    if origin is Annotated:
+        inner = _strict_annotation(args[0])
+        return annotation if inner is args[0] else Annotated[(inner, *annotation.__metadata__)]
+    new = tuple(_strict_annotation(arg) for arg in args)
+    if all(a is b for a, b in zip(new, args)):
+        return annotation
+    if origin in (Union, types.UnionType):
+        return Union[new]  # noqa: UP007 (a union of a runtime tuple)
+    return origin[new]
+
+
 _EXPONENT_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
 
 
-def _strict_scalar(kind: type, value: Any) -> Any:
+def _strict_scalar(kinds: frozenset[type], value: Any) -> Any:
+    """`value` for a field of these scalar kinds (int, float, bool; see `_scalar_kinds`), or a ValueError."""
     if value is None:
         return value
-    if kind is bool and not isinstance(value, bool):
+    if isinstance(value, bool):
+        if bool not in kinds and kinds & {int, float}:
+            noun = "a whole number" if kinds - {object} == {int} else "a number"
+            raise ValueError(f"expected {noun}, not a boolean (given {str(value).lower()})")
+        return value
+    if kinds == {bool}:
         raise ValueError(f"expected true or false (given {_short(value)})")
-    if kind in (int, float) and isinstance(value, bool):
-        noun = "a whole number" if kind is int else "a number"
-        raise ValueError(f"expected {noun}, not a boolean (given {str(value).lower()})")
-    if kind is int and isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()):
+    if kinds == {int} and isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()):
         return float(value)
     return value
 
 
-def _scalar_kind(annotation: Any) -> type | None:
-    """int, float or bool when a field holds that scalar (or None), else None."""
+def _scalar_kinds(annotation: Any) -> frozenset[type] | None:
+    """The scalar kinds (int, float, bool) a field holds, None when it holds none.
+
+    ``object`` among them means the field also takes values of other kinds (``float | str``,
+    ``int | Literal['auto']``); of those fields only a boolean given for a number is refused.
+    """
     if annotation in (int, float, bool):
-        return annotation
+        return frozenset({annotation})
     if typing.get_origin(annotation) in (Union, types.UnionType):
-        kinds = {_scalar_kind(arg) for arg in typing.get_args(annotation) if arg is not type(None)}
-        return kinds.pop() if len(kinds) == 1 else None
+        members = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        kinds = frozenset(arg for arg in members if arg in (int, float, bool))
+        if not kinds:
+            return None
+        return kinds | {object} if len(kinds) < len(members) else kinds
     return None
 
 
-def _item_kind(annotation: Any) -> type | None:
-    """The scalar kind of a list's or tuple's items (``list[int]``, ``tuple[int, ...]``), if they have one."""
+def _item_kinds(annotation: Any) -> frozenset[type] | None:
+    """The scalar kinds of a list's or tuple's items (``list[int]``, ``tuple[int, ...]``), if they have one."""
     if typing.get_origin(annotation) in (Union, types.UnionType):
-        kinds = {_item_kind(arg) for arg in typing.get_args(annotation) if arg is not type(None)}
+        kinds = {_item_kinds(arg) for arg in typing.get_args(annotation) if arg is not type(None)}
         return kinds.pop() if len(kinds) == 1 else None
     if typing.get_origin(annotation) not in (list, tuple):
         return None
     args = [arg for arg in typing.get_args(annotation) if arg is not Ellipsis]
-    kinds = {_scalar_kind(typing.get_args(arg)[0] if typing.get_origin(arg) is Annotated else arg) for arg in args}
+    kinds = {_scalar_kinds(typing.get_args(arg)[0] if typing.get_origin(arg) is Annotated else arg) for arg in args}
     return kinds.pop() if len(kinds) == 1 else None
 
 
@@ -245,7 +315,7 @@ class SpecBase(_Strict):
 
 
 def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[BaseModel]:
-    """A subclass of `params` with a ``type`` tag; unknown keys are errors, scalars are strict (`refuse_lax_scalars`)."""
+    """A subclass of `params` with a ``type`` tag; unknown keys are errors, scalars are strict at every depth (`strict_model`)."""
     config = dict(params.model_config)
     config["extra"] = "forbid"
     namespace = {
@@ -253,10 +323,9 @@ def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[Ba
         "__module__": params.__module__,
         "__doc__": params.__doc__,
         "model_config": ConfigDict(**config),
-        **strict_scalars_of(params),
         "_contain_plugin_errors": model_validator(mode="wrap")(_contained(kind, entry_name)),
     }
-    return type(f"{params.__name__}[{kind}:{entry_name}]", (params,), namespace)
+    return type(f"{params.__name__}[{kind}:{entry_name}]", (strict_model(params),), namespace)
 
 
 def _contained(kind: str, entry_name: str):

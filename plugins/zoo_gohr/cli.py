@@ -21,7 +21,7 @@ def conformance(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also list the episodes that pass."),
 ) -> None:
     """Replay the real engine's transcripts and compare every field of every step."""
-    from .engine.conformance import replay_file
+    from .engine.conformance import TRANSCRIPT, NotATranscript, replay_file
     from .engine.errors import RuleSyntaxError
 
     passed = failed = 0
@@ -32,8 +32,13 @@ def conformance(
             outcomes = replay_file(path, rules_root)
         except RuleSyntaxError as exc:
             raise ZooError(f"{path}: rule file error: {exc}") from None
+        except NotATranscript as exc:
+            raise ZooError(str(exc)) from None
         except (OSError, ValueError, KeyError, EOFError) as exc:
             raise ZooError(f"{path}: cannot replay: {type(exc).__name__}: {exc}") from None
+        if not outcomes:
+            raise ZooError(f"no transcripts found in {path}; {TRANSCRIPT}" if path.is_dir() else
+                           f"{path}: no episodes in the file; {TRANSCRIPT}")
         for outcome in outcomes:
             if outcome.passed:
                 passed += 1

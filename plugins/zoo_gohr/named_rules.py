@@ -43,6 +43,11 @@ def resolve_rule(name: str, sets: dict[str, Path] | None = None) -> Path:
     path = Path(name)
     if path.suffix == ".txt" and path.is_file():
         return path
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a rule file; give a .txt rule file or a rule name such as "
+                         f"paper/color_match ('zoo gohr rules' lists them)")
+    if head in ("", ".", ".."):  # a path, not a rule set
+        raise ValueError(f"no rule file at {path}; give a .txt rule file or a rule name such as paper/color_match")
     if head not in sets and not path.suffix:
         raise ValueError(f"unknown rule set '{head}'{did_you_mean(head, list(sets))}; rule sets: {', '.join(sorted(sets))}"
                          " (or give the path of a .txt rule file)")

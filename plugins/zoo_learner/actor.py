@@ -34,6 +34,10 @@ class VectorActor:
     `precision` int8, with an int8 copy of it built at each new version, calibrated on the current
     observations (see `inference`). The step after an episode ends feeds the final observation
     through the network: that row is the sequence's bootstrap row.
+
+    It records the actions it sends to the envs since their seeded reset, so that `load_state_dict`
+    can bring a new copy of a vector env that is deterministic given its seed to the same state
+    (episodes in progress included) by stepping it through them again.
     """
 
     def __init__(self, envs, net: torch.nn.Module, policy: BehaviorPolicy, controllers: Sequence[MetaController],
@@ -51,12 +55,16 @@ class VectorActor:
                                      net.state_size, burn_in, length)
         self.version = -1
         self.vector_steps = 0
+        self.seed = 0
+        self.actions = ActionLog(self.num_envs, int(envs.single_action_space.n))
 
     def controller(self, env: int) -> MetaController:
         return self.controllers[env if len(self.controllers) > 1 else 0]
 
     def reset(self, seed: int) -> None:
-        """Start every env on a fresh episode (also after a resume: episodes in flight are not saved)."""
+        """Start every env on a fresh episode, the envs reset with `seed`."""
+        self.seed = seed
+        self.actions.clear()
         self.obs, _ = self.envs.reset(seed=seed)
         self.state = self.net.initial_state(self.num_envs)
         self.choices = [self.controller(i).sample() for i in range(self.num_envs)]
@@ -73,10 +81,14 @@ class VectorActor:
             if version != self.version:
                 self.load_weights(params, version)
 
-    def load_weights(self, params: dict, version: int) -> None:
-        """Act with these weights (a state dict of the learner's network) from now on."""
+    def load_weights(self, params: dict, version: int, calibration: np.ndarray | None = None) -> None:
+        """Act with these weights (a state dict of the learner's network) from now on.
+
+        An int8 copy is calibrated on `calibration` (observations), by default the current ones.
+        """
         self.net.load_state_dict(params)
-        self.acting = acting_network(self.net, self.precision, torch.from_numpy(self.obs))  # calibrated on them
+        self.calibration = np.array(self.obs if calibration is None else calibration)
+        self.acting = acting_network(self.net, self.precision, torch.from_numpy(self.calibration))
         self.version = version
 
     def behavior(self) -> torch.Tensor:
@@ -108,6 +120,7 @@ class VectorActor:
                     else:
                         self.writer.roll(i)
             self.state = next_state
+            self.actions.append(actions)
             self.obs, reward, terminated, truncated, _ = self.envs.step(actions)
             live = ~resetting
             self.writer.set_outcome(envs[live], reward[live], terminated[live])
@@ -126,3 +139,59 @@ class VectorActor:
         self.returns[i], self.lengths[i] = 0.0, 0
         self.writer.restart(i)
         return episode
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Arrays only (for an .npz): the envs' seed and actions, the episodes in progress, the recurrent
+        states, the sequences being written and the int8 calibration; the weights are the caller's."""
+        writer = self.writer
+        return {
+            "seed": np.array(self.seed, np.int64), "actions": self.actions.array(),
+            "counters": np.array([self.vector_steps, self.version], np.int64),
+            "state": self.state.numpy(), "returns": self.returns, "lengths": self.lengths, "ended": self.ended,
+            "behavior": np.stack([c.value for c in self.choices]), "arm": np.array([c.arm for c in self.choices]),
+            "calibration": self.calibration,
+            **{f"writer.{name}": getattr(writer, name) for name in SequenceWriter.STATE},
+        }
+
+    def load_state_dict(self, state: dict[str, np.ndarray], params: dict) -> None:
+        """Continue where `state_dict` was taken, acting with `params` (the weights it acted with then).
+
+        The envs are reset with the saved seed and stepped through the saved actions again.
+        """
+        self.seed = int(state["seed"])
+        self.obs, _ = self.envs.reset(seed=self.seed)
+        self.actions.clear()
+        for actions in state["actions"].astype(np.int64):  # as the actor sampled them
+            self.actions.append(actions)
+            self.obs, *_ = self.envs.step(actions)
+        self.vector_steps, version = (int(x) for x in state["counters"])
+        self.state = torch.from_numpy(np.array(state["state"]))
+        self.returns, self.lengths = np.array(state["returns"]), np.array(state["lengths"])
+        self.ended = np.array(state["ended"])
+        self.choices = [Choice(np.array(value), int(arm)) for value, arm in zip(state["behavior"], state["arm"])]
+        for name in SequenceWriter.STATE:
+            getattr(self.writer, name)[...] = state[f"writer.{name}"]
+        self.load_weights(params, version, state["calibration"])
+
+
+class ActionLog:
+    """The rows of actions sent to a vector env, in a growing array of the smallest integer type that holds them."""
+
+    def __init__(self, num_envs: int, actions: int):
+        self.dtype = np.min_scalar_type(max(actions - 1, 0))
+        self.rows = np.zeros((0, num_envs), self.dtype)
+        self.count = 0
+
+    def clear(self) -> None:
+        self.count = 0
+
+    def append(self, actions: np.ndarray) -> None:
+        if self.count == len(self.rows):
+            grown = np.zeros((max(64, 2 * len(self.rows)), self.rows.shape[1]), self.dtype)
+            grown[:self.count] = self.rows[:self.count]
+            self.rows = grown
+        self.rows[self.count] = actions
+        self.count += 1
+
+    def array(self) -> np.ndarray:
+        return self.rows[:self.count].copy()

@@ -55,11 +55,16 @@ def vector_env(context: TrialContext, num_envs: int, seed: int):
 class SubstrateAgent(Agent):
     """Trains an AgentBuilder's agent with vectorized actors in one process.
 
-    Checkpoints hold the learner, actor and server weights, the optimizer, the replay's sequences,
-    every meta-controller (random state included), the random states of action sampling and replay
-    sampling, and the counters. Episodes in flight are not saved: after a resume every env starts
-    a new episode (with a seed derived from the step count), as SB3 agents do.
+    Checkpoints hold the learner, actor and server weights and versions, the optimizer, the replay's
+    sequences and their uses left, every meta-controller (random state included), the random states
+    of action sampling and replay sampling, the counters, and the actor's state: its recurrent
+    states, behaviors, returns and sequences in progress, and the actions it sent to the envs. On an
+    env that is deterministic given its seed a resumed trial therefore ends exactly as an
+    uninterrupted one; loading steps a new vector env through the trial's actions again (no
+    network is evaluated), which takes time in proportion to the steps taken.
     """
+
+    exact_resume = True
 
     def __init__(self, builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
                  controller: ControllerFactory):
@@ -138,13 +143,14 @@ class SubstrateAgent(Agent):
     def save(self, directory: Path) -> None:
         system = self.system
         torch.save(system.learner.state_dict(), directory / "learner.pt")
-        torch.save({"actor": system.actor.net.state_dict(), "actor_version": system.actor.version,
-                    "server": system.server.params, "server_version": system.server.version}, directory / "weights.pt")
+        torch.save({"actor": system.actor.net.state_dict(), "server": system.server.params,
+                    "server_version": system.server.version}, directory / "weights.pt")
         np.savez(directory / "replay.npz", **system.replay.state_dict())
         write_json(directory / "controllers.json", [c.state_dict() for c in self.controllers])
+        np.savez(directory / "actor.npz", **system.actor.state_dict())
         write_json(directory / "random.json", {"actions": generator_state(system.generator),
                                                "replay": system.rng.bit_generator.state})
-        self.save_state(directory, "counters.json", vector_steps=system.actor.vector_steps)
+        self.save_state(directory, "counters.json")
 
     def load(self, directory: Path) -> None:
         system = self.system
@@ -158,11 +164,9 @@ class SubstrateAgent(Agent):
         randoms = read_json(directory / "random.json")
         set_generator_state(system.generator, randoms["actions"])
         system.rng.bit_generator.state = randoms["replay"]
-        counters = self.load_state(directory, "counters.json")
-        system.actor.vector_steps = int(counters["vector_steps"])
-        system.actor.reset(seed=self.context.seed + self._steps)
-        # the saved version, so that it pulls newer weights when the run would
-        system.actor.load_weights(weights["actor"], int(weights["actor_version"]))
+        self.load_state(directory, "counters.json")
+        with np.load(directory / "actor.npz", allow_pickle=False) as data:
+            system.actor.load_state_dict({k: data[k] for k in data.files}, weights["actor"])
 
     def close(self) -> None:
         self.envs.close()

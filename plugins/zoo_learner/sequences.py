@@ -16,6 +16,9 @@ import numpy as np
 class SequenceWriter:
     """Per-env row buffers of a vector of actors, written for all envs at once."""
 
+    #: the arrays that hold its whole state
+    STATE = ("obs", "action", "reward", "done", "mu", "state", "pos", "valid_from")
+
     def __init__(self, num_envs: int, obs_shape: tuple[int, ...], obs_dtype, actions: int, state_size: int,
                  burn_in: int, length: int):
         self.burn_in, self.length = burn_in, length

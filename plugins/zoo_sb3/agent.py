@@ -4,7 +4,7 @@ Checkpoints hold only tensors, arrays and JSON (no pickles): the state dicts of 
 of every optimizer (SAC and TD3 have several), the counters, the action space's random state, for
 off-policy algorithms the replay buffer and with VecNormalize its running statistics; and what an
 interruption would lose of the rollout in progress: the last observations (and stacked frames),
-SB3's episode-info buffers and, per env, how its episode in progress began (the reset's seed, or
+RecurrentPPO's LSTM states, SB3's episode-info buffers and, per env, how its episode in progress began (the reset's seed, or
 the env's random state before an unseeded reset) with the actions taken since. On resume the model
 is rebuilt from the spec, these are loaded into it and each env replays its episode, so a trial on
 envs whose randomness comes from their seed and ``np_random`` continues exactly.
@@ -68,8 +68,6 @@ class SB3Agent(Agent):
             policy_kwargs=policy_kwargs or None, seed=context.seed, device=params.device, verbose=0, **hyper,
         )
         self._record_device(algorithm)
-        if hasattr(self.model, "_last_lstm_states"):  # RecurrentPPO: its rollout's LSTM states are not saved
-            self.exact_resume = False
         self.model.set_logger(Logger(folder=None, output_formats=[_MetricsWriter(context.logger)]))
         self._callback = _EpisodeLogger(context.logger)
         budget = context.budget
@@ -192,6 +190,11 @@ class SB3Agent(Agent):
         stacker = _frame_stacker(model.env)
         extra = {} if stacker is None else {"stacked_obs": stacker.stacked_obs.stacked_obs}
         np.savez(directory / "rollout.npz", last_obs=model._last_obs, episode_starts=model._last_episode_starts, **extra)
+        lstm = getattr(model, "_last_lstm_states", None)
+        if lstm is not None:  # RecurrentPPO: the recurrent states its policy and value LSTMs carry into the next step
+            import torch
+
+            torch.save({"pi": list(lstm.pi), "vf": list(lstm.vf)}, directory / "lstm.pt")
         rollout = {
             "ep_info_buffer": [_plain(info) for info in model.ep_info_buffer],
             "ep_success_buffer": [_plain(v) for v in model.ep_success_buffer],
@@ -211,6 +214,12 @@ class SB3Agent(Agent):
             stacker = _frame_stacker(model.env)
             if stacker is not None:
                 stacker.stacked_obs.stacked_obs = data["stacked_obs"].copy()
+        if (directory / "lstm.pt").exists():
+            import torch
+            from sb3_contrib.common.recurrent.type_aliases import RNNStates
+
+            lstm = torch.load(directory / "lstm.pt", weights_only=True)
+            model._last_lstm_states = RNNStates(tuple(lstm["pi"]), tuple(lstm["vf"]))
         model.ep_info_buffer = deque(rollout["ep_info_buffer"], maxlen=model._stats_window_size)
         model.ep_success_buffer = deque(rollout["ep_success_buffer"], maxlen=model._stats_window_size)
 

@@ -120,19 +120,23 @@ def test_same_seed_same_numbers(tmp_path):
     assert runs[0] == runs[1] and "learner/loss" in runs[0]
 
 
-def test_zoo_run_resumes_mid_run(tmp_path):
-    source = tmp_path / "gdi.yaml"
-    source.write_text(f"{CARTPOLE}agent: {SMALL}\nmeta_controller: {{type: thompson}}\n"
-                      "budget: {steps: 600, checkpoint_every: 200}\n")
-    folder = prepare_run(source, get_registry(), tmp_path / "runs")
-    with pytest.raises(Interrupted):
-        run_unit(folder.path, [0], should_stop=lambda: True)
-    checkpoints = sorted((folder.trial_dir(0) / "checkpoints").iterdir())
-    assert len(checkpoints) == 1 and 0 < int(checkpoints[0].name.split("-")[1]) < 600
-    (result,) = run_unit(folder.path, [0])
-    assert result["steps"] >= 600
-    rows = [json.loads(line) for line in (folder.trial_dir(0) / "metrics.jsonl").read_text().splitlines()]
-    assert rows[-1]["step"] >= 600 and all(a["step"] <= b["step"] for a, b in zip(rows, rows[1:]))
+def test_zoo_run_resumes_mid_run_exactly_on_gym_vector_envs(tmp_path):
+    def run(name: str, interrupt: bool) -> list[dict]:
+        source = tmp_path / f"{name}.yaml"
+        source.write_text(f"{CARTPOLE}agent: {SMALL}\nmeta_controller: {{type: thompson}}\n"
+                          "budget: {steps: 600, checkpoint_every: 200}\n")
+        folder = prepare_run(source, get_registry(), tmp_path / name)
+        if interrupt:
+            with pytest.raises(Interrupted):
+                run_unit(folder.path, [0], should_stop=lambda: True)
+            checkpoints = sorted((folder.trial_dir(0) / "checkpoints").iterdir())
+            assert len(checkpoints) == 1 and 0 < int(checkpoints[0].name.split("-")[1]) < 600
+        (result,) = run_unit(folder.path, [0])
+        assert result["steps"] >= 600
+        return [json.loads(line) for line in (folder.trial_dir(0) / "metrics.jsonl").read_text().splitlines()]
+
+    # CartPole in a SyncVectorEnv: the CartPoles' episodes in progress are restored by replaying their actions
+    assert run("resumed", True) == run("whole", False)
 
 
 @pytest.mark.parametrize("agent,precision,threshold",

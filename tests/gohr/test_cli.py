@@ -67,3 +67,44 @@ def test_rules_lists_a_rule_set(capsys):
     assert capsys.readouterr().out.split() == ["paper/b23_then_b01", "paper/b3_then_b1", "paper/clockwise", "paper/color_match"]
     assert main(["gohr", "rules", "papr"]) == 2
     assert "unknown rule set 'papr' (did you mean 'paper'?)" in capsys.readouterr().err
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err
+    return err
+
+
+def test_conformance_names_a_file_that_is_not_a_transcript(tmp_path, capsys):
+    cases = {"keys.jsonl": ('{"episode": 0}\n', "keys.jsonl:1: not a transcript (no cgs_args, initial, steps)"),
+             "text.jsonl": ('\n{"cgs_args": 1\n', "text.jsonl:2: not a transcript (the line is not JSON)"),
+             "bytes.jsonl": (b"\xff\xfe\n", "bytes.jsonl:1: not a transcript (not UTF-8 text)"),
+             "cut.jsonl.gz": (gzip.compress(b'{"a": 1}\n')[:12], "cut.jsonl.gz:1: not a transcript (not a complete gzip file)")}
+    for name, (content, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+        assert main(["gohr", "conformance", "--rules-root", str(tmp_path), str(path)]) == 2
+        err = one_error_line(capsys)
+        assert f"error: {tmp_path / message}" in err and "one JSON object per episode (cgs_args, episode, initial, steps)" in err
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "notes.jsonl").write_text('{"note": "not an episode"}\n')
+    assert main(["gohr", "conformance", "--rules-root", str(tmp_path), str(folder)]) == 2
+    assert f"{folder / 'notes.jsonl'}:1: not a transcript" in one_error_line(capsys)
+
+
+def test_conformance_on_a_folder_without_transcripts(tmp_path, capsys):
+    (tmp_path / "readme.txt").write_text("no transcripts here\n")
+    assert main(["gohr", "conformance", "--rules-root", str(tmp_path), str(tmp_path)]) == 2
+    assert f"error: no transcripts found in {tmp_path}; a transcript is a .jsonl" in one_error_line(capsys)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert main(["gohr", "conformance", "--rules-root", str(tmp_path), str(empty)]) == 2
+    assert f"error: {empty}: no episodes in the file" in one_error_line(capsys)
+
+
+def test_check_a_folder_or_a_missing_path(tmp_path, capsys):
+    assert main(["gohr", "check", str(tmp_path)]) == 2
+    assert f"error: {tmp_path} is a folder, not a rule file; give a .txt rule file or a rule name" in one_error_line(capsys)
+    assert main(["gohr", "check", str(tmp_path / "none")]) == 2
+    assert f"error: no rule file at {tmp_path / 'none'}" in one_error_line(capsys)

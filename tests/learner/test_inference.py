@@ -3,6 +3,7 @@ network, that actors store the probabilities of the copy that acted, and that a 
 checkpoint rebuilds it."""
 
 import gymnasium
+import numpy as np
 import pytest
 import torch
 from learner_stubs import PixelEnv, RecordingController
@@ -150,3 +151,36 @@ def test_a_checkpoint_restores_the_int8_actor(tmp_path):
         (adv_a, _), _ = a.system.actor.acting.step(obs, state)
         (adv_b, _), _ = b.system.actor.acting.step(obs, state)
     assert isinstance(b.system.actor.acting.core, quantized.LSTMCell) and torch.equal(adv_a, adv_b)
+
+
+def test_actor_state_restores_the_int8_calibration_and_continues_exactly():
+    versions = [pixel_net(seed) for seed in range(4)]
+
+    class Server:  # a new version at every pull
+        pulls = 0
+
+        def __call__(self):
+            self.pulls += 1
+            return self.pulls - 1, versions[min(self.pulls - 1, 3)].state_dict()
+
+    def scales(actor):
+        return [scale for _, scale in actor.acting.torso[0].layers]
+
+    first, second = Server(), Server()
+    a_sequences, b_sequences = [], []
+    a = make_int8_actor(first, a_sequences)
+    a.run(6)  # version 1 was calibrated on the observations of vector step 4
+    state = a.state_dict()
+    b = make_int8_actor(second, b_sequences)
+    second.pulls = first.pulls
+    b.controllers[0].load_state_dict(a.controllers[0].state_dict())
+    b.generator.set_state(a.generator.get_state())
+    b.load_state_dict(state, a.net.state_dict())
+    assert b.version == a.version == 1 and scales(b) == scales(a)
+    assert not (b.calibration == b.obs).all()  # the observations of the pull, not those of the checkpoint
+    a_sequences.clear()
+    a.run(9)
+    b.run(9)
+    assert a_sequences and len(a_sequences) == len(b_sequences)
+    for x, y in zip(a_sequences, b_sequences):
+        assert x.keys() == y.keys() and all(np.array_equal(x[k], y[k]) for k in x)

@@ -16,6 +16,15 @@ from .game import Code, Game
 from .parser import load_rules
 
 _EDGE_PARTS = (".rules.txt", ".board.json", ".moves.txt", ".expected.jsonl")
+#: what every line of a random-game transcript holds
+TRANSCRIPT_KEYS = ("cgs_args", "episode", "initial", "steps")
+#: what a transcript is, for messages
+TRANSCRIPT = (f"a transcript is a .jsonl or .jsonl.gz file with one JSON object per episode ({', '.join(TRANSCRIPT_KEYS)}), "
+              f"or an edge case NAME{', NAME'.join(_EDGE_PARTS)}")
+
+
+class NotATranscript(ValueError):
+    """A file that conformance replay cannot read as a transcript; the message names it and the line."""
 
 
 @dataclass
@@ -107,10 +116,32 @@ def generator_from_cgs_args(args: list[str]) -> BoardGenerator:
                           crowded=opts.get("crowded", "false").lower() == "true", **kw)
 
 
-def _replay_random(path: Path, rules_root: Path) -> list[EpisodeOutcome]:
+def _episodes(path: Path) -> list[dict]:
+    """The episodes of a random-game transcript; NotATranscript at the first line that is not one."""
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        episodes = [json.loads(line) for line in f if line.strip()]
+    episodes = []
+    number = 0
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    episode = json.loads(line)
+                except json.JSONDecodeError:
+                    raise NotATranscript(f"{path}:{number}: not a transcript (the line is not JSON); {TRANSCRIPT}") from None
+                missing = [k for k in TRANSCRIPT_KEYS if k not in episode] if isinstance(episode, dict) else TRANSCRIPT_KEYS
+                if missing:
+                    raise NotATranscript(f"{path}:{number}: not a transcript (no {', '.join(missing)}); {TRANSCRIPT}")
+                episodes.append(episode)
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
+        kind = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "not a complete gzip file"
+        raise NotATranscript(f"{path}:{number + 1}: not a transcript ({kind}); {TRANSCRIPT}") from None
+    return episodes
+
+
+def _replay_random(path: Path, rules_root: Path) -> list[EpisodeOutcome]:
+    episodes = _episodes(path)
     out: list[EpisodeOutcome] = []
     gens: dict = {}
     rules_cache: dict = {}
