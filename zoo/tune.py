@@ -222,7 +222,7 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
     spec = load_run_spec(folder, registry)
     pruned = []
 
-    def report(trial_index: int, progress_done: int) -> None:
+    def report(trial_index: int, progress_done: int, running: object = None) -> None:
         value = _recent_return(folder, trial_index)
         if value is not None and progress_done < spec.budget.amount:
             trial.report(value, progress_done)
