@@ -135,12 +135,12 @@ class Watched(gymnasium.Wrapper):
                                f"{', '.join(modes) or 'none'}); --video needs them")
             env.unwrapped.render_mode = "rgb_array"
         self._return, self._length, self._errors, self._reports = 0.0, 0, 0, False
-        self._pending = None  # the reset's picture, filmed when the episode takes its first step
 
     def reset(self, **kwargs):
         result = self.env.reset(**kwargs)
         self._return, self._length, self._errors, self._reports = 0.0, 0, 0, False
-        self._pending = self._picture() if self.watcher.filming(self) else None
+        if self.watcher.filming(self):
+            self.watcher.film.add(self._picture())
         return result
 
     def step(self, action):
@@ -151,9 +151,6 @@ class Watched(gymnasium.Wrapper):
             self._reports = True
             self._errors += not info["accepted"]
         if self.watcher.filming(self):
-            if self._pending is not None:
-                self.watcher.film.add(self._pending)
-                self._pending = None
             self.watcher.film.add(self._picture())
         if (terminated or truncated) and len(self.watcher.episodes) < self.watcher.wanted:
             self.watcher.episodes.append(Episode(self._return, self._length, self._errors if self._reports else None))
