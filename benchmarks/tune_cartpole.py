@@ -1,11 +1,13 @@
 """zoo tune against SB3's defaults: PPO on CartPole-v1 at a small, equal budget.
 
-Tunes examples/tune/cartpole-ppo.yaml (PPO with SB3's default hyperparameters, 5,000 steps per
-trial) with examples/tune/cartpole-ppo-tune.yaml (TPE, median pruner), then trains the defaults
-and the best spec found on seeds that tuning never saw, at the same budget, and prints the mean
-evaluation return of each and their ratio.
+Tunes examples/tune/cartpole-ppo.yaml (PPO with SB3's default hyperparameters, 4,096 steps per
+trial: two default rollouts) with examples/tune/cartpole-ppo-tune.yaml (TPE, median pruner), each
+Optuna trial scored on `--tune-seeds` seeds so that a lucky seed does not pick the winner. Then it
+trains the defaults and the best spec found on `--check-trials` seeds that tuning never saw, at
+the same budget, and prints the mean and median evaluation return of each, their ratio and the
+one-sided Mann-Whitney U-test of tuned > defaults.
 
-    python benchmarks/tune_cartpole.py [--trials 16] [--check-trials 5] [--runs-dir DIR]
+    python benchmarks/tune_cartpole.py [--trials 16] [--tune-seeds 2] [--check-trials 10] [--runs-dir DIR]
 """
 
 import os
@@ -21,6 +23,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+import yaml
+from scipy.stats import mannwhitneyu
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "tune"
 CHECK_SEED = 1000  # the seeds of the comparison: SeedSequence(1000), unlike tuning's seed 0
@@ -29,7 +33,8 @@ CHECK_SEED = 1000  # the seeds of the comparison: SeedSequence(1000), unlike tun
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=16, help="Optuna trials")
-    parser.add_argument("--check-trials", type=int, default=5, help="seeds of the defaults-against-best comparison")
+    parser.add_argument("--tune-seeds", type=int, default=2, help="seeds (trials of the spec) per Optuna trial")
+    parser.add_argument("--check-trials", type=int, default=10, help="seeds of the defaults-against-best comparison")
     parser.add_argument("--runs-dir", type=Path, default=None, help="keep the runs here (default: a temporary folder)")
     args = parser.parse_args()
 
@@ -44,7 +49,8 @@ def main() -> None:
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-tune-cartpole-"))
     started = time.process_time()
-    summary = tune(EXAMPLES / "cartpole-ppo-tune.yaml", registry, runs_dir, n_trials=args.trials)
+    summary = tune(EXAMPLES / "cartpole-ppo-tune.yaml", registry, runs_dir, base=Overrides(trials=args.tune_seeds),
+                   n_trials=args.trials)
     tuned = time.process_time() - started
     best = runs_dir / f"{summary['study']}.tune" / "best.yaml"
 
@@ -54,16 +60,25 @@ def main() -> None:
         execute_run(folder, registry, progress=False)
         return [json.loads((folder.trial_dir(t) / "result.json").read_text())["eval_mean"] for t in range(args.check_trials)]
 
+    started = time.process_time()
     defaults, tuned_returns = check(EXAMPLES / "cartpole-ppo.yaml", "defaults"), check(best, "best")
+    checked = time.process_time() - started
     states = [t["state"] for t in summary["trials"]]
+    steps = yaml.safe_load(best.read_text())["budget"]["steps"]
     print(f"machine: {cpu_description()}")
-    print(f"tuning: {len(states)} trials ({states.count('complete')} complete, {states.count('pruned')} pruned) "
-          f"in {tuned:.0f} CPU-s; best trial {summary['best']['number']}: {summary['best']['value']:.1f}, "
+    print(f"tuning: {len(states)} trials of {args.tune_seeds} seeds ({states.count('complete')} complete, "
+          f"{states.count('pruned')} pruned) in {tuned:.0f} CPU-s; best trial {summary['best']['number']}: "
+          f"{summary['best']['value']:.1f}, "
           + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in summary["best"]["params"].items()))
-    print(f"on {args.check_trials} unseen seeds at 5,000 steps, mean of 10 greedy evaluation episodes per seed:")
-    print(f"  SB3 defaults: {np.mean(defaults):6.1f}  per seed {[round(x, 1) for x in defaults]}")
-    print(f"  tuned:        {np.mean(tuned_returns):6.1f}  per seed {[round(x, 1) for x in tuned_returns]}")
-    print(f"ratio tuned / defaults: {np.mean(tuned_returns) / max(np.mean(defaults), 1e-9):.2f}")
+    print(f"on {args.check_trials} unseen seeds at {steps:,} steps ({checked:.0f} CPU-s), mean of 10 greedy "
+          "evaluation episodes per seed:")
+    for label, values in (("SB3 defaults", defaults), ("tuned", tuned_returns)):
+        print(f"  {label:12s}  mean {np.mean(values):6.1f}  median {np.median(values):6.1f}  "
+              f"per seed {[round(x, 1) for x in values]}")
+    p_value = mannwhitneyu(tuned_returns, defaults, alternative="greater").pvalue
+    print(f"ratio tuned / defaults: {np.mean(tuned_returns) / max(np.mean(defaults), 1e-9):.2f} (means), "
+          f"{np.median(tuned_returns) / max(np.median(defaults), 1e-9):.2f} (medians); "
+          f"one-sided U-test p = {p_value:.2g}")
     print(f"runs: {runs_dir}")
 
 

@@ -175,14 +175,14 @@ def bad_inputs(tmp_path_factory, good_run) -> dict[str, Path]:
 
 
 #: damage that some commands do not read: a report needs no seeds, a resume of finished trials reads no
-#: metrics, a comparison reads no results
+#: metrics, a comparison reads no results, enjoy plays trial 0 from its checkpoint (no metrics, no results)
 MAY_SUCCEED = {
-    "result-json-garbage": {"compare"}, "result-json-a-list": {"compare"},
+    "result-json-garbage": {"compare", "enjoy"}, "result-json-a-list": {"compare", "enjoy"},
     "run-json-without-seeds": {"report", "compare"},
     # a damaged metrics row is tolerated where metrics are read: skipped with a warning naming its line
-    "metrics-step-not-integer": {"resume", "report", "compare"}, "metrics-without-step": {"resume", "report", "compare"},
-    "metrics-return-not-number": {"resume", "report", "compare"}, "metrics-row-a-list": {"resume", "report", "compare"},
-    "trial-a-file": {"report", "compare"},
+    **{name: {"resume", "report", "compare", "enjoy"} for name in (
+        "metrics-step-not-integer", "metrics-without-step", "metrics-return-not-number", "metrics-row-a-list")},
+    "trial-a-file": {"report", "compare", "enjoy"},
 }
 
 ALL_COMMANDS = commands()

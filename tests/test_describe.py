@@ -11,18 +11,6 @@ from zoo.cli import main
 from zoo.describe import parameter_rows, type_name, undescribed
 from zoo.registry import KINDS, get_registry
 
-#: parameters whose plugins are being reshaped on other branches (GOHR's layer folders, the learner's
-#: params base); the test fails as soon as one of them gains a description, so the list only shrinks
-PENDING = {
-    ("env", "gohr"): ["board.min_objects", "board.max_shapes", "board.min_colors", "board.max_colors", "board.shapes",
-                      "board.colors"],
-    ("feature", "gohr-paper"): ["shapes", "colors"],
-    **{("agent", name): ["network.impala_channels", "optimizer.lr", "optimizer.weight_decay", "optimizer.betas",
-                         "optimizer.eps", "optimizer.clip_norm", "gamma"] for name in ("dice", "gdi-h3", "gdi-i3")},
-    ("agent", "lbc"): ["network.impala_channels", "optimizer.lr", "optimizer.weight_decay", "optimizer.betas",
-                       "optimizer.eps", "optimizer.clip_norm"],
-}
-
 
 def test_every_parameter_of_every_built_in_entry_has_a_description():
     registry = get_registry()
@@ -33,7 +21,7 @@ def test_every_parameter_of_every_built_in_entry_has_a_description():
                 fields = undescribed(entry.params)
                 if fields:
                     missing[(kind, name)] = fields
-    assert missing == PENDING
+    assert missing == {}
 
 
 class Inner(Params):

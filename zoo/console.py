@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .metrics import Running
+
 
 class StopFlag:
     """Set by the first SIGINT or SIGTERM (trials stop at their next checkpoint); a second one aborts.
@@ -61,13 +63,18 @@ class StopFlag:
 
 
 class ProgressBar:
-    """A rich progress bar over the budget of all trials (on stderr)."""
+    """A rich progress bar over the budget of all trials (on stderr), with their running returns.
+
+    Beside the bar: ``return``, the mean over trials of each trial's mean return of its last 100
+    episodes, and ``eval``, the mean of the trials' latest evaluation returns (``budget.eval_every``).
+    """
 
     def __init__(self, *, enabled: bool, label: str, trials: int, amount: int, unit: str):
         self.enabled, self.label = enabled, label
         self.unit = unit
         self.total = trials * amount
         self.per_trial: dict[int, int] = {}
+        self.running: dict[int, Running] = {}
         self._progress = None
 
     def __enter__(self):
@@ -85,16 +92,29 @@ class ProgressBar:
 
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
-                TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=False,
+                TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[returns]}"),
+                console=Console(stderr=True), transient=False,
             )
             self._progress.__enter__()
-            self._task = self._progress.add_task(rich.markup.escape(self.label), total=self.total)
+            self._task = self._progress.add_task(rich.markup.escape(self.label), total=self.total, returns="")
         return self
 
-    def update(self, trial: int, done: int) -> None:
+    def update(self, trial: int, done: int, running: Running | None = None) -> None:
         self.per_trial[trial] = done
+        if running is not None:
+            self.running[trial] = running
         if self._progress is not None:
-            self._progress.update(self._task, completed=min(self.total, sum(self.per_trial.values())))
+            self._progress.update(self._task, completed=min(self.total, sum(self.per_trial.values())),
+                                  returns=self.returns_text())
+
+    def returns_text(self) -> str:
+        """``return R`` and ``eval E`` over the trials that have them (empty before the first episode)."""
+        parts = []
+        for label, field in (("return", "mean_return"), ("eval", "eval_return")):
+            values = [getattr(r, field) for r in self.running.values() if getattr(r, field) is not None]
+            if values:
+                parts.append(f"{label} {sum(values) / len(values):.1f}")
+        return " ".join(parts)
 
     def __exit__(self, *exc):
         if self._progress is not None:

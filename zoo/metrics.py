@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,18 @@ METRICS_FILE = "metrics.jsonl"
 
 log = logging.getLogger("zoo")
 
+#: the episodes whose mean return a progress bar shows (as SB3's ``rollout/ep_rew_mean``)
+RUNNING_EPISODES = 100
+
+
+@dataclass(frozen=True)
+class Running:
+    """What a trial's progress bar shows: the mean ``episode_return`` of its last `RUNNING_EPISODES` episodes
+    and its latest ``eval_return`` (None before the first)."""
+
+    mean_return: float | None = None
+    eval_return: float | None = None
+
 
 class MetricLogger:
     """Appends ``{"step": s, name: value, ...}`` rows to ``metrics.jsonl`` (and TensorBoard).
@@ -23,14 +36,18 @@ class MetricLogger:
     On resume from a checkpoint at step ``s`` the logger is opened with ``resume_step=s``: rows
     logged after ``s`` by the interrupted process are dropped, so the streams continue exactly
     where the checkpoint left them (lines that cannot be read as rows are kept, see `truncate_after`).
+    `running` is the recent return the progress bar shows, continued from the kept rows on resume.
     """
 
     def __init__(self, directory: Path, *, tensorboard: bool = True, resume_step: int | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / METRICS_FILE
+        self._returns: deque[float] = deque(maxlen=RUNNING_EPISODES)
+        self._eval_return: float | None = None
         if resume_step is not None:
-            truncate_after(self.path, resume_step)
+            for row in truncate_after(self.path, resume_step):
+                self._remember(row)
         elif self.path.exists():  # a trial started over: only the lines no one could read stay
             truncate_after(self.path, -1)
         else:
@@ -52,6 +69,18 @@ class MetricLogger:
             if self._writer is not None:
                 self._writer.add_scalar(name, value, int(step))
         self._file.write(json.dumps(row) + "\n")
+        self._remember(row)
+
+    def _remember(self, row: dict[str, Any]) -> None:
+        if row.get("episode_return") is not None:
+            self._returns.append(row["episode_return"])
+        if row.get("eval_return") is not None:
+            self._eval_return = row["eval_return"]
+
+    def running(self) -> Running:
+        """The recent mean episode return and the latest evaluation return logged."""
+        mean = sum(self._returns) / len(self._returns) if self._returns else None
+        return Running(mean, self._eval_return)
 
     def flush(self) -> None:
         self._file.flush()
@@ -101,20 +130,22 @@ def read_metrics(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def truncate_after(path: Path, step: int) -> None:
-    """Keep only the rows logged at or before `step`, rewriting the file atomically.
+def truncate_after(path: Path, step: int) -> list[dict[str, Any]]:
+    """Keep only the rows logged at or before `step`, rewriting the file atomically; returns the rows kept.
 
     Damaged lines stay where they are (their step is unknown, and nothing unread is deleted); only
     a torn last line goes.
     """
     from .store import atomic_write_text
 
-    kept = []
+    kept, rows = [], []
     for _, line, torn in _lines(path):
         row, _ = _parse(line)
         if row is None and not torn or row is not None and row["step"] <= step:
             kept.append(line + "\n")
+            rows += [row] if row is not None else []
     atomic_write_text(path, "".join(kept))
+    return rows
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str, bool]]:

@@ -164,7 +164,7 @@ class RayTrials:
         if kind == "started":
             attempt.where = f"process {message[2]} on {message[1]}"
         elif kind == "progress":
-            report(message[1], message[2])
+            report(message[1], message[2], message[3])
         elif kind == "files":
             apply(folder.path, message[1])
         elif kind == "finished":
@@ -230,7 +230,7 @@ def _names(group: list[int]) -> str:
 def _train_group(files: dict[str, bytes], group: list[int], folders: list[str], board, scratch: str | None):
     """The Ray task of one trial group: train in a scratch run folder, yielding what the driver needs.
 
-    Yields ``("started", host, pid)``, then ``("progress", trial, done)`` and ``("files", Changes)``
+    Yields ``("started", host, pid)``, then ``("progress", trial, done, running)`` and ``("files", Changes)``
     as training goes, and last ``("finished",)``, ``("interrupted",)`` or ``("error", text, traceback)``.
     """
     import ray
@@ -268,7 +268,7 @@ def _train_in_thread(root: Path, group: list[int], registry, stop: threading.Eve
     trials = _names(group)
     try:
         run_trials(root, group, registry=registry, should_stop=stop.is_set,
-                   report=lambda trial, done: progress.put((trial, done)))
+                   report=lambda trial, done, running: progress.put((trial, done, running)))
         outcome.append(("finished",))
     except Interrupted:
         outcome.append(("interrupted",))
@@ -280,13 +280,13 @@ def _train_in_thread(root: Path, group: list[int], registry, stop: threading.Eve
 
 def _progress(reports: queue.Queue):
     """The newest progress of each trial reported since the last call, as messages."""
-    newest: dict[int, int] = {}
+    newest: dict[int, tuple] = {}
     while True:
         try:
-            trial, done = reports.get_nowait()
+            trial, done, running = reports.get_nowait()
         except queue.Empty:
             break
-        newest[trial] = done
-    for trial, done in newest.items():
-        yield "progress", trial, done
+        newest[trial] = (done, running)
+    for trial, (done, running) in newest.items():
+        yield "progress", trial, done, running
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import weakref
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .agent import Agent
 from .errors import ZooError
@@ -15,12 +17,12 @@ from .store import default_runs_dir, iter_checkpoints
 
 
 def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, registry: Registry | None = None,
-               runs_dir: Path | None = None) -> Agent:
+               runs_dir: Path | None = None, wrap_env: Callable[[Any], Any] | None = None) -> Agent:
     """The agent of `trial` of `run` (a run folder or a run id) with the weights of a checkpoint.
 
     The agent is rebuilt from the run's resolved spec, as ``zoo resume`` does, then loads the
     checkpoint, or with ``checkpoint="best"`` the one of its best periodic evaluation (``budget.eval_every``);
-    ``agent.evaluate(episodes, seed)`` plays it.
+    ``agent.evaluate(episodes, seed)`` plays it. `wrap_env` wraps every env the agent builds.
     """
     from .collect import collect_runs
     from .trials import build_trial, group_dir, load_run_spec
@@ -43,7 +45,7 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
         raise ZooError(f"{folder.path}: trial {trial} has no {checkpoint} checkpoint yet{hint}")
     scratch = Path(tempfile.mkdtemp(prefix="zoo-agent-"))  # the rebuilt agent's logs go here, not into the run
     built = build_trial(spec, registry, seed=folder.manifest(require=("seeds",))["seeds"][trial], trial=trial,
-                        directory=scratch, tensorboard=False)
+                        directory=scratch, tensorboard=False, wrap_env=wrap_env)
     weakref.finalize(built.agent, _discard, built.logger, scratch)
     built.agent.load(found[-1][1] / "agent")
     return built.agent

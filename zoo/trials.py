@@ -17,7 +17,7 @@ from .agent import Agent, Progress, TrialContext
 from .checkpoints import Checkpoint, load_newest, remove_torn, save_checkpoint
 from .errors import ZooError
 from .evaluation import evaluate_and_keep_best
-from .metrics import MetricLogger
+from .metrics import MetricLogger, Running
 from .registry import Registry, get_registry
 from .seeding import seed_everything
 from .spec import SpecBase, parse_spec
@@ -27,6 +27,9 @@ from .yamlio import load_file
 RESOLVED_SPEC = "spec.yaml"
 RESULT = "result.json"
 RESUMES = "resumes.jsonl"
+
+#: ``report(trial, done, running)``: a trial's progress in its budget's unit and its recent returns
+Report = Callable[[int, int, Running | None], None]
 
 
 class Interrupted(Exception):
@@ -56,16 +59,20 @@ class Built:
 
 
 def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
-                  tensorboard: bool, resume_step: int | None) -> TrialContext:
-    """The TrialContext of one trial: env factories, a metric logger in `directory`, the budget and the meta-controller."""
+                  tensorboard: bool, resume_step: int | None, wrap_env: Callable[[Any], Any] | None = None) -> TrialContext:
+    """The TrialContext of one trial: env factories, a metric logger in `directory`, the budget and the meta-controller.
+
+    `wrap_env`, when given, wraps every env that ``make_env`` builds (``zoo enjoy`` watches them through it).
+    """
     env_entry = registry.get("env", spec.env.type)
+    wrap = wrap_env or (lambda env: env)
     meta_controller = None
     if spec.meta_controller is not None:
         meta_entry = registry.get("meta_controller", spec.meta_controller.type)
         meta_controller = lambda space, rng: meta_entry.factory(spec.meta_controller, space, rng)  # noqa: E731
     return TrialContext(
         seed=seed, trial=trial, directory=directory, env_params=spec.env,
-        make_env=lambda env_seed: env_entry.factory(spec.env, env_seed),
+        make_env=lambda env_seed: wrap(env_entry.factory(spec.env, env_seed)),
         logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
         make_vector_env=(lambda n, env_seed: env_entry.vector_factory(spec.env, n, env_seed))
@@ -94,11 +101,11 @@ def close_loggers(contexts: list[TrialContext]) -> None:
 
 def build_trial(
     spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
-    tensorboard: bool, resume_step: int | None = None,
+    tensorboard: bool, resume_step: int | None = None, wrap_env: Callable[[Any], Any] | None = None,
 ) -> Built:
     """Make the logger, meta-controller and agent of one trial (an agent that trains batches of trials gets a batch of one)."""
     context = trial_context(spec, registry, seed=seed, trial=trial, directory=directory,
-                            tensorboard=tensorboard, resume_step=resume_step)
+                            tensorboard=tensorboard, resume_step=resume_step, wrap_env=wrap_env)
     return Built(build_agent(spec, registry, [context]).agent, context.logger)
 
 
@@ -126,9 +133,12 @@ def group_dir(folder: RunFolder, group: list[int], batched: bool) -> Path:
 
 def run_trials(
     run_path: Path, group: list[int], *, registry: Registry | None = None,
-    should_stop: Callable[[], bool] = lambda: False, report: Callable[[int, int], None] = lambda t, s: None,
+    should_stop: Callable[[], bool] = lambda: False, report: Report = lambda trial, done, running: None,
 ) -> list[dict[str, Any]]:
-    """Train the trials of `group` to the budget, resuming from the group's newest loadable checkpoint if any."""
+    """Train the trials of `group` to the budget, resuming from the group's newest loadable checkpoint if any.
+
+    After every chunk of training `report` gets each trial's progress and recent returns.
+    """
     registry = registry or get_registry()
     folder = RunFolder(Path(run_path))
     spec = load_run_spec(folder, registry)
@@ -137,7 +147,7 @@ def run_trials(
     if all((folder.trial_dir(t) / RESULT).exists() for t in group):
         results = [read_json(folder.trial_dir(t) / RESULT, dict) for t in group]
         for result in results:
-            report(result["trial"], result["progress"])
+            report(result["trial"], result["progress"], Running(eval_return=result.get("eval_mean")))
         return results
 
     import torch
@@ -166,8 +176,7 @@ def run_trials(
     progress = Progress(agent, spec.budget.unit, entry.batched_trials)
     started, cpu_started = time.time(), time.process_time()
     try:
-        for trial, done in zip(group, progress.per_trial()):
-            report(trial, done)
+        _report(report, group, progress, trainee)
         _train_to_budget(spec, trainee, progress, checkpoints, group, seeds, should_stop, report)
         elapsed, cpu = round(time.time() - started, 3), round(time.process_time() - cpu_started, 3)
         evaluations = _evaluate(agent, spec, seeds, entry.batched_trials)
@@ -186,7 +195,7 @@ def run_trials(
 
 
 def _train_to_budget(spec, trainee: Trainee, progress: Progress, checkpoints: Path, group: list[int], seeds: list[int],
-                     should_stop: Callable[[], bool], report: Callable[[int, int], None]) -> None:
+                     should_stop: Callable[[], bool], report: Report) -> None:
     """The budget loop: learn in chunks (a hundredth of the budget, at most 10,000), evaluate every
     ``eval_every`` (before checkpointing, so a resumed trial repeats it exactly), checkpoint at each interval."""
     budget, interval = spec.budget.amount, spec.budget.checkpoint_interval
@@ -200,18 +209,22 @@ def _train_to_budget(spec, trainee: Trainee, progress: Progress, checkpoints: Pa
             raise ZooError(f"agent '{spec.agent.type}' made no progress in learn(); its {spec.budget.unit} stayed at {before}")
         for context in trainee.contexts:
             context.logger.flush()
-        for trial, done in zip(group, progress.per_trial()):
-            report(trial, done)
-        stop = should_stop()
         every = spec.budget.eval_every
         if every and (after // every > before // every or after >= budget):
             returns = _evaluate(trainee.agent, spec, seeds, progress.batched)
             if returns is not None:
                 evaluate_and_keep_best(trainee.agent, returns, trainee.contexts, checkpoints.parent, progress)
+        _report(report, group, progress, trainee)
+        stop = should_stop()
         if after // interval > before // interval or after >= budget or stop:
             save_checkpoint(trainee.agent, checkpoints, keep=spec.logging.keep_checkpoints, progress=progress)
         if stop and after < budget:
             raise Interrupted()
+
+
+def _report(report: Report, group: list[int], progress: Progress, trainee: Trainee) -> None:
+    for trial, done, context in zip(group, progress.per_trial(), trainee.contexts):
+        report(trial, done, context.logger.running())
 
 
 def _note_resume(folder: RunFolder, group: list[int], checkpoint: Checkpoint, agent: Agent) -> None:

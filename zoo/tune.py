@@ -13,8 +13,8 @@ A tuning file names a run spec and the values to search::
 
 Each Optuna trial is a run of the spec with the sampled values as ``--set`` overrides, in the runs
 folder and its index (``NAME.tNNN-TIME``). While it trains, the mean return of its last ten
-training episodes is reported after each chunk of the budget, so a pruner can stop it early (the
-run is left interrupted). The objective is the evaluation return (``budget.eval_episodes``) or,
+training episodes (of the run's first trial, when the spec has several) is reported after each
+chunk of the budget, so a pruner can stop it early (the run is left interrupted). The objective is the evaluation return (``budget.eval_episodes``) or,
 without evaluation, the final training return, averaged over the spec's trials. The Optuna study
 lives in ``NAME.tune/optuna.sqlite`` (Optuna's RDB storage): calling ``zoo tune`` again runs the
 trials still missing. The best trial's resolved spec is written to ``NAME.tune/best.yaml``.
@@ -224,7 +224,9 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
     spec = load_run_spec(folder, registry)
     pruned, stop = [], StopFlag()
 
-    def report(trial_index: int, progress_done: int) -> None:
+    def report(trial_index: int, progress_done: int, running: object = None) -> None:
+        if trial_index != 0:  # trials train one after another; Optuna takes one value per step: the first trial's
+            return
         value = _recent_return(folder, trial_index)
         if value is not None and progress_done < spec.budget.amount:
             trial.report(value, progress_done)

@@ -11,7 +11,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from queue import Empty
 from typing import Protocol
@@ -19,9 +18,7 @@ from typing import Protocol
 from .console import StopFlag
 from .errors import ZooError
 from .registry import Registry
-from .trials import Interrupted, run_trials
-
-Report = Callable[[int, int], None]  # (trial, steps or episodes done)
+from .trials import Interrupted, Report, run_trials
 
 #: a worker's exit code when it stopped at a checkpoint because the run was asked to stop
 EXIT_INTERRUPTED = 3
@@ -133,7 +130,7 @@ def _work(run_path: str, group: list[int], event, queue) -> None:
     trials = ", ".join(map(str, group))
     try:
         run_trials(Path(run_path), group, should_stop=event.is_set,
-                   report=lambda trial, done: queue.put(("progress", trial, done)))
+                   report=lambda trial, done, running: queue.put(("progress", trial, done, running)))
     except Interrupted:
         _exit(queue, EXIT_INTERRUPTED)
     except ZooError as exc:

@@ -33,7 +33,7 @@ class DiCEParams(ActorCriticParams):
     PRESETS = PRESETS
 
     ablation: Ablation = Field(default="none", description="baseline: tau = 1; random: Omega never updated; entropy: + H(pi_tau)")
-    gamma: float = Field(default=0.99, gt=0, le=1)
+    gamma: float = Field(default=0.99, gt=0, le=1, description="discount per step of the returns (the paper preset: 0.997)")
     reward_shape: Literal["literal", "symmetric", "none"] = Field(
         default="literal", description="literal: log(|r|+1) * (2 * 1[r>=0] - 1[r<0]); symmetric: sign(r) log(|r|+1)")
     retrace_variant: Literal["standard", "literal"] = Field(default="standard", description="E_pi Q (Munos et al.) or the printed sampled Q")

@@ -28,6 +28,6 @@ class GDIParams(ActorCriticParams):
     PRESETS = PRESETS
 
     ablation: Ablation = Field(default="none", description="the paper's Table 20 variants")
-    gamma: float = Field(default=0.99, gt=0, le=1)
+    gamma: float = Field(default=0.99, gt=0, le=1, description="discount per step of the returns (the paper preset: 0.997)")
     retrace: Literal["paper", "expected"] = Field(default="paper", description="sampled next Q (paper) or E_pi Q (Munos et al.)")
     shared_torso: bool = Field(default=False, description="GDI-H3: one torso and LSTM with two heads instead of two networks")

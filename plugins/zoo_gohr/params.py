@@ -18,14 +18,19 @@ log = logging.getLogger("zoo")
 class BoardParams(Params):
     """Random boards from the server's generator (the six range parameters), or predefined boards."""
 
-    min_objects: int = Field(default=9, ge=1, le=CELLS)
-    max_objects: int | None = Field(default=None, ge=1, le=CELLS, description="default: min_objects")
-    min_shapes: int = Field(default=4, ge=0, description="distinct shapes per board; 0: each piece draws freely")
-    max_shapes: int | None = Field(default=None, ge=0)
-    min_colors: int = Field(default=4, ge=0)
-    max_colors: int | None = Field(default=None, ge=0)
-    shapes: list[str] = Field(default_factory=lambda: list(LEGACY_SHAPES), min_length=1)
-    colors: list[str] = Field(default_factory=lambda: list(LEGACY_COLORS), min_length=1)
+    min_objects: int = Field(default=9, ge=1, le=CELLS, description="pieces per board (1 to 36 cells); with "
+                             "max_objects the least, each board drawing its count uniformly in the range")
+    max_objects: int | None = Field(default=None, ge=1, le=CELLS, description="most pieces per board (default: min_objects)")
+    min_shapes: int = Field(default=4, ge=0, description="distinct shapes per board (at most the pieces and the "
+                            "shapes listed); with max_shapes the least; 0: each piece draws its shape independently")
+    max_shapes: int | None = Field(default=None, ge=0, description="most distinct shapes per board (default: min_shapes)")
+    min_colors: int = Field(default=4, ge=0, description="distinct colors per board, as min_shapes for shapes; "
+                            "0: each piece draws its color independently")
+    max_colors: int | None = Field(default=None, ge=0, description="most distinct colors per board (default: min_colors)")
+    shapes: list[str] = Field(default_factory=lambda: list(LEGACY_SHAPES), min_length=1,
+                              description="the shape names pieces are drawn from (any case; the observation has one slot per shape)")
+    colors: list[str] = Field(default_factory=lambda: list(LEGACY_COLORS), min_length=1,
+                              description="the color names pieces are drawn from (any case; the observation has one slot per color)")
     predefined: str | None = Field(default=None, description="a CGS JSON board file or a folder of them")
 
     @model_validator(mode="after")

@@ -21,7 +21,8 @@ class NetworkParams(Params):
     hidden: list[int] = Field(default=[128], min_length=1, max_length=8, description="mlp layer sizes (cells: of the per-cell encoder)")
     cells: int = Field(default=36, ge=1, le=4096, description="cells torso: cells at the start of the observation")
     cell_features: int = Field(default=8, ge=1, le=4096, description="cells torso: features per cell (GOHR: shapes + colors)")
-    impala_channels: list[int] = Field(default=[16, 32, 32], min_length=1, max_length=6)
+    impala_channels: list[int] = Field(default=[16, 32, 32], min_length=1, max_length=6, description="impala torso: "
+                                       "output channels of each stage (a 3x3 conv, a stride-2 max-pool, then its residual blocks)")
     impala_blocks: int = Field(default=2, ge=0, le=8, description="residual blocks per IMPALA stage")
     embedding: int = Field(default=256, ge=1, le=8192, description="torso output size (conv torsos)")
     lstm: int = Field(default=256, ge=0, le=8192, description="LSTM units (0: no recurrence)")
@@ -31,13 +32,14 @@ class NetworkParams(Params):
 class OptimizerParams(Params):
     """AdamW and its schedules (the GDI/DiCE/LBC papers' Table 6 defaults)."""
 
-    lr: float = Field(default=5e-4, gt=0, le=1)
+    lr: float = Field(default=5e-4, gt=0, le=1, description="AdamW's peak learning rate (reached after the warm-up)")
     warmup: int | float = Field(default=4000, ge=0, description="warm-up updates, or a fraction (< 1) of the planned updates")
     decay: bool = Field(default=True, description="lr and weight decay fall linearly to 0 at the planned last update")
-    weight_decay: float = Field(default=0.01, ge=0, le=1)
-    betas: tuple[float, float] = (0.9, 0.98)
-    eps: float = Field(default=1e-6, gt=0)
-    clip_norm: float = Field(default=50.0, gt=0)
+    weight_decay: float = Field(default=0.01, ge=0, le=1, description="AdamW's decoupled weight decay (falls to 0 with decay)")
+    betas: tuple[float, float] = Field(default=(0.9, 0.98), description="AdamW's decay rates of the first and second "
+                                        "moment estimates")
+    eps: float = Field(default=1e-6, gt=0, description="AdamW's epsilon, added to the root of the second moment")
+    clip_norm: float = Field(default=50.0, gt=0, description="gradients are rescaled to this global L2 norm at most")
 
 
 class SubstrateParams(Params):

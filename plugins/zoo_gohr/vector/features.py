@@ -138,8 +138,12 @@ class GohrPaperFeatures:
 class GohrFeatureParams(Params):
     """Shape and color sets of the map (the dimension follows from their sizes)."""
 
-    shapes: list[str] = Field(default_factory=lambda: list(LEGACY_SHAPES), min_length=1)
-    colors: list[str] = Field(default_factory=lambda: list(LEGACY_COLORS), min_length=1)
+    shapes: list[str] = Field(default_factory=lambda: list(LEGACY_SHAPES), min_length=1,
+                              description="the shapes of the boards (S); ignored when the map is built for an env, "
+                              "whose board shapes it takes")
+    colors: list[str] = Field(default_factory=lambda: list(LEGACY_COLORS), min_length=1,
+                              description="the colors of the boards (C); ignored when the map is built for an env, "
+                              "whose board colors it takes")
 
 
 def make_features(params: GohrFeatureParams, env=None) -> GohrPaperFeatures:
