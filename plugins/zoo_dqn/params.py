@@ -20,6 +20,8 @@ class LinearDQNParams(Params):
     """
 
     features: Literal["gohr-paper"] = Field(default="gohr-paper", description="the feature map (its factored form is required)")
+    empty_cells: Literal["coded", "printed"] = Field(default="coded", description=(
+        "an empty cell's features: its bucket unary (the authors' code) or also its (last bucket, bucket) pair (A.1.1 as printed)"))
     gamma: float = Field(default=1.0, ge=0.0, le=1.0, description="discount factor")
     lr: float = Field(default=0.01, gt=0.0, le=10.0, description="Adam step size")
     adam_betas: tuple[float, float] = Field(default=(0.9, 0.999), description="Adam's moment decay rates")
