@@ -3,9 +3,9 @@
 For each module named (or every module of MODULES), Cosmic Ray changes the file one operator at a
 time (``+`` to ``-``, ``<`` to ``<=``, a constant to another, a statement removed, ...) and runs the
 tests that cover the module against each change; a mutant is killed when the tests fail. The
-score of a module is killed / (killed + surviving), where mutants listed in
-``scripts/mutation_equivalent.txt`` (changes that cannot alter any result, each with its reason)
-count as neither. Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh``
+score of a module is killed / (killed + surviving). Equivalent mutants count as neither: those
+listed in ``scripts/mutation_equivalent.txt`` (changes that cannot alter any result, each with its
+reason), and those inside function annotations of modules that postpone them, which are skipped. Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh``
 starts a module over (needed after the module or its tests change).
 
 Cosmic Ray edits the module on disk while it runs: the file must be committed (or at least
@@ -18,6 +18,7 @@ unchanged from HEAD), and the script puts its original bytes back however the ru
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import signal
 import subprocess
@@ -110,6 +111,41 @@ def cosmic_ray(*args: str, minutes: float | None = None) -> bool:
     return True
 
 
+def signature_annotations(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions of the parameter and return annotations of a module's functions, when
+    the module postpones annotations (``from __future__ import annotations``): text nothing evaluates."""
+    tree = ast.parse(path.read_text())
+    postponed = any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+                    and any(alias.name == "annotations" for alias in node.names) for node in tree.body)
+    spans = []
+    for node in ast.walk(tree) if postponed else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs + [node.args.vararg, node.args.kwarg]
+            for annotation in [a.annotation for a in arguments if a is not None] + [node.returns]:
+                if annotation is not None:
+                    spans.append(((annotation.lineno, annotation.col_offset),
+                                  (annotation.end_lineno, annotation.end_col_offset)))
+    return spans
+
+
+def skip_signature_annotations(session: Path) -> None:
+    """Mark the mutants inside functions' annotations as skipped: with postponed annotations they
+    are strings no code reads, so no test could tell them apart (equivalent by construction)."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    spans: dict[Path, list] = {}
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item in db.work_items:
+            mutation = item.mutations[0]
+            path = (ROOT / mutation.module_path).resolve()
+            if path not in spans:
+                spans[path] = signature_annotations(path)
+            if any(start <= tuple(mutation.start_pos) and tuple(mutation.end_pos) <= end for start, end in spans[path]):
+                db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
+                                                      output="inside a postponed annotation"))
+
+
 def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
     """Initialise (unless a session exists), baseline and execute the module's session; its path."""
     dirty = subprocess.run(["git", "status", "--porcelain", "--", module], cwd=ROOT, capture_output=True, text=True).stdout
@@ -128,6 +164,7 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
     if fresh or not session.exists():
         session.unlink(missing_ok=True)
         cosmic_ray("init", str(settings), str(session))
+        skip_signature_annotations(session)
     originals = {path: path.read_bytes() for path in files_of(module)}
     try:
         finished = cosmic_ray("exec", str(settings), str(session), minutes=minutes)
@@ -144,12 +181,15 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
 def score(session: Path, equivalent: dict) -> dict:
     """Counts of a finished session's mutants by outcome, and the surviving ones not listed as equivalent."""
     from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import TestOutcome
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
     counts = {"killed": 0, "survived": 0, "equivalent": 0, "incompetent": 0}
     survivors = []
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                counts["equivalent"] += 1  # inside an annotation (skip_signature_annotations)
+                continue
             if result.test_outcome != TestOutcome.SURVIVED:
                 # incompetent: Cosmic Ray could not run the tests at all (not a verdict on them)
                 counts["killed" if result.test_outcome == TestOutcome.KILLED else "incompetent"] += 1

@@ -38,8 +38,8 @@ def test_u_test_sides_point_the_right_way_and_mirror_each_other():
 
 def test_bootstrap_ci_of_two_values_spans_them():
     # medians of resamples of (1, 3) are 1, 2 or 3 (probabilities 1/4, 1/2, 1/4): 2.5% and 97.5% points are 1 and 3
-    low, high = bootstrap_ci([1.0, 3.0])
-    assert (low, high) == (1.0, 3.0)
+    assert bootstrap_ci([1.0, 3.0]) == (1.0, 3.0)
+    assert bootstrap_ci([3.0, 1.0]) == (1.0, 3.0)
 
 
 def test_bootstrap_ci_of_one_value_or_equal_values_has_no_width():
@@ -68,6 +68,20 @@ def test_bootstrap_ci_defaults_are_the_median_10000_resamples_95_percent_and_see
     assert means == bootstrap_ci(data, np.mean, resamples=10_000, confidence=0.95, seed=0)
     for other in ({"seed": 1}, {"resamples": 9_999}, {"confidence": 0.9}):
         assert bootstrap_ci(data, np.mean, **other) != means
+
+
+def test_bootstrap_ci_resamples_along_the_first_axis_by_default_with_one_call_of_the_statistic():
+    curves = np.random.default_rng(7).normal(size=(20, 3))
+    calls = []
+
+    def median(data, axis):
+        calls.append(data.shape)
+        return np.median(data, axis=axis)
+
+    low, high = bootstrap_ci(curves, median, resamples=500)
+    along_rows = bootstrap_ci(curves, np.median, resamples=500, axis=0)
+    assert low.shape == (3,) and np.array_equal(low, along_rows[0]) and np.array_equal(high, along_rows[1])
+    assert len(calls) <= 2  # scipy is handed every resample at once (vectorized), not 500 calls
 
 
 def test_bootstrap_ci_along_an_axis_gives_one_interval_per_column():
