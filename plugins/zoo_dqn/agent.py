@@ -31,7 +31,7 @@ class LinearDQNAgent(Agent):
     def __init__(self, params: LinearDQNParams, contexts: list):
         self.params, self.contexts = params, contexts
         self.envs = [context.make_env(context.seed) for context in contexts]
-        self.features = make_features(GohrFeatureParams(), self.envs[0])
+        self.features = make_features(GohrFeatureParams(empty_cells=params.empty_cells), self.envs[0])
         self.empty = self.features.n_types
         trials = len(contexts)
         self.q = LinearQ(trials, self.features.index_table, lr=params.lr, betas=params.adam_betas, eps=params.adam_eps)

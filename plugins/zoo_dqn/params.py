@@ -14,12 +14,16 @@ class LinearDQNParams(Params):
 
     From the paper: replay 1000, batch 128, epsilon 0.001 + 0.899 exp(-moves/200), squared loss,
     theta and the target initialised to 0, uniform exploration over all 144 actions. From the
-    authors' configuration (the paper is silent): gamma 1, Adam with lr 0.01, target period 200.
-    The period's unit is uncertain: Algorithm 1 refreshes the target after each block of M episodes
-    (the default here); the authors' later code counted moves (``target_unit: moves``).
+    authors' configuration (the paper is silent): gamma 1, Adam with lr 0.01, target period 200,
+    counted in moves as the authors' code counts it; counted in Algorithm 1's episodes
+    (``target_unit: episodes``), 200 of them never refresh the target within the paper's 200-episode
+    trials (docs/gohr-paper-study.md compares the readings). Empty cells' features as the authors
+    coded them (``empty_cells: printed`` follows appendix A.1.1's formulas).
     """
 
     features: Literal["gohr-paper"] = Field(default="gohr-paper", description="the feature map (its factored form is required)")
+    empty_cells: Literal["coded", "printed"] = Field(default="coded", description=(
+        "an empty cell's features: its bucket unary (the authors' code) or also its (last bucket, bucket) pair (A.1.1 as printed)"))
     gamma: float = Field(default=1.0, ge=0.0, le=1.0, description="discount factor")
     lr: float = Field(default=0.01, gt=0.0, le=10.0, description="Adam step size")
     adam_betas: tuple[float, float] = Field(default=(0.9, 0.999), description="Adam's moment decay rates")
@@ -32,7 +36,7 @@ class LinearDQNParams(Params):
     eps_end: float = Field(default=0.001, ge=0.0, le=1.0, description="exploration rate it decays towards")
     eps_decay: float = Field(default=200.0, gt=0.0, description="moves; epsilon = end + (start - end) exp(-moves / decay)")
     target_period: int = Field(default=200, ge=1, description="target_unit between target refreshes")
-    target_unit: Literal["episodes", "moves"] = Field(default="episodes", description="what target_period counts")
+    target_unit: Literal["episodes", "moves"] = Field(default="moves", description="what target_period counts")
     mask_actions: bool = Field(default=False, description="explore and act only on occupied cells")
 
     def epsilon(self, moves):

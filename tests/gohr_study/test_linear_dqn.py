@@ -41,7 +41,7 @@ def test_registered_as_a_batched_agent_with_the_papers_defaults():
     entry = get_registry().get("agent", "gohr-linear-dqn")
     assert isinstance(entry, AgentEntry) and entry.batched_trials
     p = LinearDQNParams()
-    assert (p.replay_size, p.batch_size, p.gamma, p.lr, p.target_period, p.target_unit) == (1000, 128, 1.0, 0.01, 200, "episodes")
+    assert (p.replay_size, p.batch_size, p.gamma, p.lr, p.target_period, p.target_unit) == (1000, 128, 1.0, 0.01, 200, "moves")
     assert p.epsilon(0) == pytest.approx(0.9) and p.epsilon(200) == pytest.approx(0.001 + 0.899 / np.e)
     with pytest.raises(ValueError, match="learning_starts"):
         LinearDQNParams(learning_starts=10)

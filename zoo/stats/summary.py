@@ -26,10 +26,10 @@ def bootstrap_ci(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile-bootstrap interval of `statistic` over `axis` of `values` (low, high).
 
-    A single value (or values that are all equal) gives a zero-width interval.
+    A single value gives a zero-width interval (so do equal values, as any resample of them does).
     """
     data = np.asarray(values, dtype=float)
-    if data.shape[axis] < 2 or np.all(data == data.take([0], axis=axis)):
+    if data.shape[axis] < 2:
         point = statistic(data, axis=axis)
         return point, point
     result = stats.bootstrap((data,), statistic, n_resamples=resamples, confidence_level=confidence,

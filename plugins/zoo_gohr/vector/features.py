@@ -11,8 +11,10 @@ C colors, B = 4 buckets; 3720 features for 4 x 4 x 4):
 * 4-ary, nine blocks: last pairs (ls,lc), (ls,lb), (lc,lb), each crossed with current pairs (s,c),
   (s,b), (c,b); inside a block (lu+1)*(V+1)*Y*Z + (lv+1)*Y*Z + y*Z + z.
 
-An occupied cell's action has 18 ones; an empty cell's action has only its bucket unary (as in
-the authors' ``RuleOneStepUnaryBinaryWithoutIndex``). Shape and color ids follow the authors'
+An occupied cell's action has 18 ones. An empty cell's action has, as the authors' code
+(``RuleOneStepUnaryBinaryWithoutIndex``) builds it, only its bucket unary (``empty_cells="coded"``);
+the formulas printed in appendix A.1.1 also switch on its (last bucket, bucket) binary, the one
+feature that reads nothing of the cell (``empty_cells="printed"``). Shape and color ids follow the authors'
 engine (STAR 0, SQUARE 1, TRIANGLE 2, CIRCLE 3; RED 0, BLUE 1, BLACK 2, YELLOW 3); other names take
 the next ids in the order the board params list them. The authors' (ls,lc) x (s,b) block indexes
 with s*S+b where s*B+b was meant; the two agree for 4 shapes, and this module uses s*B+b.
@@ -25,6 +27,7 @@ in factored form: `keys` turns observations into a last-move key and a piece typ
 from __future__ import annotations
 
 import itertools
+from typing import Literal
 
 import numpy as np
 from pydantic import Field
@@ -37,6 +40,7 @@ from .layout import ObservationLayout
 AUTHOR_SHAPES = ("STAR", "SQUARE", "TRIANGLE", "CIRCLE")
 AUTHOR_COLORS = ("RED", "BLUE", "BLACK", "YELLOW")
 ONES = 18  # ones of an occupied cell's action
+EmptyCells = Literal["coded", "printed"]
 
 
 def author_order(names, canonical) -> list[str]:
@@ -50,10 +54,11 @@ class GohrPaperFeatures:
 
     per_action = True
 
-    def __init__(self, shapes=LEGACY_SHAPES, colors=LEGACY_COLORS):
+    def __init__(self, shapes=LEGACY_SHAPES, colors=LEGACY_COLORS, empty_cells: EmptyCells = "coded"):
         self.shapes = author_order(shapes, AUTHOR_SHAPES)
         self.colors = author_order(colors, AUTHOR_COLORS)
         self.layout = ObservationLayout(tuple(shapes), tuple(colors))
+        self.empty_cells = empty_cells
         S, C, B = len(self.shapes), len(self.colors), BUCKETS
         self.n_types = S * C  # piece type s*C+c; n_types means "empty cell"
         self.n_last = (S + 1) * (C + 1) * (B + 1)
@@ -94,6 +99,8 @@ class GohrPaperFeatures:
             for s, c, b in itertools.product(range(S), range(C), range(B)):
                 table[key, s * C + c, b] = self.indices(s, c, b, ls, lc, lb)
             table[key, self.n_types, :, 0] = [self.blocks[2][0] + b for b in range(B)]
+            if self.empty_cells == "printed":
+                table[key, self.n_types, :, 1] = [self.blocks[8][0] + (lb + 1) * B + b for b in range(B)]
         return table
 
     def keys(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -144,14 +151,17 @@ class GohrFeatureParams(Params):
     colors: list[str] = Field(default_factory=lambda: list(LEGACY_COLORS), min_length=1,
                               description="the colors of the boards (C); ignored when the map is built for an env, "
                               "whose board colors it takes")
+    empty_cells: EmptyCells = Field(default="coded", description=(
+        "an empty cell's action: its bucket unary only, as the authors coded it, or also its "
+        "(last bucket, bucket) binary, as appendix A.1.1 prints it"))
 
 
 def make_features(params: GohrFeatureParams, env=None) -> GohrPaperFeatures:
     """The paper's map for the env's board sets (from `env` when given, else from `params`)."""
     layout_env = getattr(env, "unwrapped", env)
     if layout_env is not None and hasattr(layout_env, "layout"):
-        return GohrPaperFeatures(tuple(layout_env.layout.shapes), tuple(layout_env.layout.colors))
-    return GohrPaperFeatures(tuple(params.shapes), tuple(params.colors))
+        return GohrPaperFeatures(tuple(layout_env.layout.shapes), tuple(layout_env.layout.colors), params.empty_cells)
+    return GohrPaperFeatures(tuple(params.shapes), tuple(params.colors), params.empty_cells)
 
 
 FEATURE_ENTRY = FeatureEntry(

@@ -1,0 +1,240 @@
+"""Mutation testing of the algorithmic modules with Cosmic Ray: the score per module and its surviving mutants.
+
+For each module named (or every module of MODULES), Cosmic Ray changes the file one operator at a
+time (``+`` to ``-``, ``<`` to ``<=``, a constant to another, a statement removed, ...) and runs the
+tests that cover the module against each change; a mutant is killed when the tests fail. The
+score of a module is killed / (killed + surviving). Equivalent mutants count as neither: those
+listed in ``scripts/mutation_equivalent.txt`` (changes that cannot alter any result, each with its
+reason), and those inside function annotations of modules that postpone them, which are skipped. Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh``
+starts a module over (needed after the module or its tests change).
+
+Cosmic Ray edits the module on disk while it runs: the file must be committed (or at least
+unchanged from HEAD), and the script puts its original bytes back however the run ends.
+
+    python scripts/mutation.py [MODULE ...] [--fresh] [--minutes M] [--list]
+    flock /tmp/zoo-heavy.lock .venv/bin/python scripts/mutation.py plugins/zoo_learner/targets.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".mutation"
+EQUIVALENT = Path(__file__).with_name("mutation_equivalent.txt")
+LEARNER, GDI, DICE, LBC = "tests/learner", "tests/gdi", "tests/dice", "tests/lbc"
+STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.py", "tests/gohr_study/test_study.py"]
+DQN = ["tests/gohr_study/test_linear_dqn.py", "tests/gohr_study/test_linear_dqn_mechanisms.py"]
+
+#: module -> the tests that cover it
+MODULES: dict[str, list[str]] = {
+    "plugins/zoo_learner/targets.py": [f"{LEARNER}/test_targets.py", f"{GDI}/test_loss.py", f"{DICE}/test_loss.py",
+                                       f"{LBC}/test_loss.py"],
+    "plugins/zoo_learner/policy.py": [f"{LEARNER}/test_policy.py", f"{GDI}/test_loss.py", f"{DICE}/test_loss.py"],
+    "plugins/zoo_learner/losses.py": [f"{GDI}/test_loss.py", f"{DICE}/test_loss.py", f"{LBC}/test_loss.py",
+                                      f"{GDI}/test_loss_wiring.py", f"{DICE}/test_loss_wiring.py"],
+    "plugins/zoo_learner/behavior.py": ["tests/bandits", f"{GDI}/test_behavior_entropy.py"],
+    "plugins/zoo_learner/shaping.py": [f"{LEARNER}/test_shaping.py", f"{LBC}/test_loss.py"],
+    "plugins/zoo_bandits": ["tests/bandits", f"{LBC}/test_bandits.py"],
+    "plugins/zoo_gdi/loss.py": [f"{GDI}/test_loss.py", f"{GDI}/test_loss_wiring.py"],
+    "plugins/zoo_gdi/behavior.py": [f"{GDI}/test_behavior_entropy.py", f"{GDI}/test_agent.py"],
+    "plugins/zoo_dice/loss.py": [f"{DICE}/test_loss.py", f"{DICE}/test_loss_wiring.py", f"{DICE}/test_omega.py"],
+    "plugins/zoo_dice/behavior.py": [f"{DICE}/test_family.py", f"{DICE}/test_agent.py"],
+    "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py"],
+    "plugins/zoo_lbc/bandits.py": [f"{LBC}/test_bandits.py"],
+    "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_agent.py"],
+    "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
+    "plugins/zoo_dqn/linear.py": DQN,
+    "plugins/zoo_dqn/agent.py": DQN,
+    "plugins/zoo_dqn/replay.py": DQN,
+    "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py", *DQN],
+    "plugins/zoo_gohr_study/errors.py": STUDY,
+    "plugins/zoo_gohr_study/reporter.py": STUDY,
+    "zoo/stats/summary.py": ["tests/gohr_study/test_stats_summary.py", "tests/test_report.py", *STUDY],
+    "zoo/stats/ranking.py": STUDY,
+    "zoo/stats/bands.py": ["tests/gohr_study/test_stats.py"],
+    "plugins/zoo_atari/scores.py": ["tests/atari/test_scores.py", "tests/atari/test_report.py"],
+}
+
+
+def equivalent_mutants(path: Path = EQUIVALENT) -> dict[tuple[str, str, int], str]:
+    """(module file, operator, occurrence) -> reason, from lines ``FILE OPERATOR OCCURRENCE: reason``."""
+    listed = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1) if path.exists() else ():
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        key, _, reason = text.partition(":")
+        parts = key.split()
+        if len(parts) != 3 or not parts[2].isdigit() or not reason.strip():
+            raise SystemExit(f"{path}:{number}: expected 'FILE OPERATOR OCCURRENCE: reason', found {line!r}")
+        listed[(parts[0], parts[1], int(parts[2]))] = reason.strip()
+    return listed
+
+
+def config(module: str, tests: list[str], timeout: float) -> str:
+    """Cosmic Ray's TOML configuration of one module."""
+    command = " ".join([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests])
+    return "\n".join(["[cosmic-ray]", f'module-path = "{module}"', f"timeout = {timeout:.0f}", "excluded-modules = []",
+                      f'test-command = "{command}"', "", "[cosmic-ray.distributor]", 'name = "local"', ""])
+
+
+def files_of(module: str) -> list[Path]:
+    path = ROOT / module
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path]
+
+
+def cosmic_ray(*args: str, minutes: float | None = None) -> bool:
+    """Run a Cosmic Ray command; False if it was stopped after `minutes` (its session keeps what it finished)."""
+    # no bytecode is written, so no test run can read a stale compiled copy of a mutant
+    process = subprocess.Popen([sys.executable, "-m", "cosmic_ray.cli", *args], cwd=ROOT, start_new_session=True,
+                               env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    try:
+        code = process.wait(timeout=None if minutes is None else 60 * minutes)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait()
+        return False
+    except BaseException:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait()
+        raise
+    if code != 0:
+        raise SystemExit(f"cosmic-ray {args[0]} failed (exit {code})")
+    return True
+
+
+def signature_annotations(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions of the parameter and return annotations of a module's functions, when
+    the module postpones annotations (``from __future__ import annotations``): text nothing evaluates."""
+    tree = ast.parse(path.read_text())
+    postponed = any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+                    and any(alias.name == "annotations" for alias in node.names) for node in tree.body)
+    spans = []
+    for node in ast.walk(tree) if postponed else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs + [node.args.vararg, node.args.kwarg]
+            for annotation in [a.annotation for a in arguments if a is not None] + [node.returns]:
+                if annotation is not None:
+                    spans.append(((annotation.lineno, annotation.col_offset),
+                                  (annotation.end_lineno, annotation.end_col_offset)))
+    return spans
+
+
+def skip_signature_annotations(session: Path) -> None:
+    """Mark the mutants inside functions' annotations as skipped: with postponed annotations they
+    are strings no code reads, so no test could tell them apart (equivalent by construction)."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    spans: dict[Path, list] = {}
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item in db.work_items:
+            mutation = item.mutations[0]
+            path = (ROOT / mutation.module_path).resolve()
+            if path not in spans:
+                spans[path] = signature_annotations(path)
+            if any(start <= tuple(mutation.start_pos) and tuple(mutation.end_pos) <= end for start, end in spans[path]):
+                db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
+                                                      output="inside a postponed annotation"))
+
+
+def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
+    """Initialise (unless a session exists), baseline and execute the module's session; its path."""
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", module], cwd=ROOT, capture_output=True, text=True).stdout
+    if dirty.strip():
+        raise SystemExit(f"{module}: uncommitted changes; commit them first (Cosmic Ray edits the file in place)")
+    WORK.mkdir(exist_ok=True)
+    slug = module.replace("/", "__").removesuffix(".py")
+    session, settings = WORK / f"{slug}.sqlite", WORK / f"{slug}.toml"
+    tests = MODULES[module]
+    started = time.perf_counter()
+    baseline = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests], cwd=ROOT,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    if baseline.returncode != 0:
+        raise SystemExit(f"{module}: its tests fail before any mutation:\n{baseline.stdout[-2000:]}")
+    settings.write_text(config(module, tests, timeout=max(60.0, 4 * (time.perf_counter() - started))))
+    if fresh or not session.exists():
+        session.unlink(missing_ok=True)
+        cosmic_ray("init", str(settings), str(session))
+        skip_signature_annotations(session)
+    originals = {path: path.read_bytes() for path in files_of(module)}
+    try:
+        finished = cosmic_ray("exec", str(settings), str(session), minutes=minutes)
+    finally:
+        for path, text in originals.items():
+            if path.read_bytes() != text:
+                path.write_bytes(text)
+                print(f"{path.relative_to(ROOT)}: restored after an interrupted mutation", file=sys.stderr)
+    if not finished:
+        print(f"{module}: stopped after {minutes:g} minutes; run again to test the remaining mutants")
+    return session
+
+
+def score(session: Path, equivalent: dict) -> dict:
+    """Counts of a finished session's mutants by outcome, and the surviving ones not listed as equivalent."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+
+    counts = {"killed": 0, "survived": 0, "equivalent": 0, "incompetent": 0}
+    survivors = []
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item, result in db.completed_work_items:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                counts["equivalent"] += 1  # inside an annotation (skip_signature_annotations)
+                continue
+            if result.test_outcome != TestOutcome.SURVIVED:
+                # incompetent: Cosmic Ray could not run the tests at all (not a verdict on them)
+                counts["killed" if result.test_outcome == TestOutcome.KILLED else "incompetent"] += 1
+                continue
+            mutation = item.mutations[0]
+            where = Path(mutation.module_path).resolve().relative_to(ROOT).as_posix()
+            if (where, mutation.operator_name, mutation.occurrence) in equivalent:
+                counts["equivalent"] += 1
+                continue
+            counts["survived"] += 1
+            change = " | ".join(line for line in (result.diff or "").splitlines()
+                                if line.startswith(("-", "+")) and not line.startswith(("---", "+++")))
+            survivors.append(f"  {where}:{mutation.start_pos[0]} {mutation.operator_name} {mutation.occurrence}: {change}")
+    counts["survivors"] = survivors
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help="module files or folders (default: all of MODULES)")
+    parser.add_argument("--fresh", action="store_true", help="start the modules' sessions over")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop each module's run after this long (its session keeps the results; run again to go on)")
+    parser.add_argument("--list", action="store_true", help="list the modules and their tests, and stop")
+    args = parser.parse_args()
+    if args.list:
+        for module, tests in MODULES.items():
+            print(f"{module}: {' '.join(tests)}")
+        return
+    unknown = [module for module in args.modules if module not in MODULES]
+    if unknown:
+        parser.error(f"{unknown[0]}: not a module of this script; --list shows them")
+    equivalent = equivalent_mutants()
+    rows = []
+    for module in args.modules or list(MODULES):
+        counts = score(run_module(module, args.fresh, args.minutes), equivalent)
+        judged = counts["killed"] + counts["survived"]
+        rows.append((module, counts, 100.0 * counts["killed"] / judged if judged else 100.0))
+        print(f"{module}: {counts['killed']} killed, {counts['survived']} survived, {counts['equivalent']} equivalent, "
+              f"{counts['incompetent']} incompetent")
+        print("\n".join(counts["survivors"]))
+    print("\n| module | killed | survived | equivalent | incompetent | score |\n|---|---|---|---|---|---|")
+    for module, counts, percent in rows:
+        print(f"| {module} | {counts['killed']} | {counts['survived']} | {counts['equivalent']} | {counts['incompetent']} "
+              f"| {percent:.1f}% |")
+
+if __name__ == "__main__":
+    main()
