@@ -4,6 +4,7 @@ as they score agents.
 Each rule (with its board settings) of a store becomes one run folder: a trial per player, an
 episode per board, in the order played, with ``episode_return`` = minus the errors (moves not
 accepted), which is what the GOHR reporter reads as errors to build cumulative-error curves and TCE.
+Leaderboards write the run folders of their ``human`` cells with :func:`write_human_run` too.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ import yaml
 from zoo.errors import ZooError
 from zoo.store import MANIFEST, RunFolder, RunIndex, now
 
+from .recorded import HUMAN, metrics_rows
 from .store import TranscriptStore
-
-HUMAN = "human"
 
 
 def _board_block(board_args: tuple[str, ...]) -> dict[str, int]:
@@ -51,28 +51,33 @@ def _slug(rule: str) -> str:
 
 def _write_run(target: Path, rule: str, board_args: tuple[str, ...], players: dict[str, list[dict]],
                source: Path) -> RunFolder:
-    """One run folder, built aside and renamed into place (all or nothing), then indexed."""
     names = sorted(players)
-    episodes = max(len(players[p]) for p in names)
     spec = {"name": f"{HUMAN}-{rule}", "env": {"type": "gohr", "rule": rule, "board": _board_block(board_args)},
-            "agent": {"type": HUMAN, "players": names}, "budget": {"episodes": episodes}, "trials": len(names)}
+            "agent": {"type": HUMAN, "recorded": str(Path(source).resolve()), "players": names},
+            "budget": {"episodes": max(len(players[p]) for p in names)}, "trials": len(names)}
+    return write_human_run(target, spec, players)
+
+
+def write_human_run(target: Path, spec: dict, players: dict[str, list[dict]]) -> RunFolder:
+    """A finished run folder of agent ``human`` with `spec` (plain data), a trial per player of `players`
+    (player -> their boards in order), built aside and renamed into place (all or nothing), then indexed."""
+    names = sorted(players)
+    budget = spec["budget"]
     manifest = {"id": target.name, "name": spec["name"], "env": "gohr", "agent": HUMAN, "meta_controller": None,
-                "trials": len(names), "steps": episodes, "unit": "episodes", "seeds": list(range(len(names))),
-                "status": "finished", "created": now(), "updated": now(), "players": names, "source": str(source)}
+                "trials": len(names), "steps": budget.get("steps", budget.get("episodes")),
+                "unit": "steps" if "steps" in budget else "episodes", "seeds": list(range(len(names))),
+                "status": "finished", "created": now(), "updated": now(), "players": names,
+                "source": spec["agent"]["recorded"]}
     if target.exists():
         raise ZooError(f"{target}: run folder already exists")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
     try:
-        (staging / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+        (staging / "spec.yaml").write_text(yaml.safe_dump({**spec, "trials": len(names)}, sort_keys=False),
+                                           encoding="utf-8")
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         for trial, player in enumerate(names):
-            rows, step = [], 0
-            for record in sorted(players[player], key=lambda r: (r["stage"], r["episode"])):
-                step += record["n_moves"]
-                errors = record["n_moves"] - record["n_accepted"]
-                rows.append({"step": step, "episode": len(rows), "episode_return": -errors,
-                             "episode_length": record["n_moves"]})
+            rows = metrics_rows(sorted(players[player], key=lambda r: (r["stage"], r["episode"])))
             trial_dir = staging / "trials" / f"{trial:03d}"
             trial_dir.mkdir(parents=True)
             (trial_dir / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
