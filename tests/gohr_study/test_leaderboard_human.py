@@ -34,9 +34,9 @@ BOARD = {
 }
 
 
-def _play(store: Path, player: str, rules: tuple[str, ...], seed: int) -> list[list[bool]]:
+def _play(store: Path, player: str, rules: tuple[str, ...], seed: int, pieces: int = PIECES) -> list[list[bool]]:
     """`player` plays every board of `rules` with random moves; the verdicts they saw, board by board."""
-    client = TestClient(create_app(experiment(store, rules=rules, pieces=PIECES)))
+    client = TestClient(create_app(experiment(store, rules=rules, pieces=pieces)))
     reply = client.post("/start", data={"player": player, "consent": "yes"}, follow_redirects=False)
     assert reply.status_code == 303
     boards, current = [], []
@@ -48,9 +48,11 @@ def _play(store: Path, player: str, rules: tuple[str, ...], seed: int) -> list[l
     return boards
 
 
-def _board(tmp_path: Path, store: Path, **human) -> Path:
+def _board(tmp_path: Path, store: Path, players: list[str] | None = None, **human) -> Path:
     board = json.loads(json.dumps(BOARD))
     board["agents"]["human"] = {"agent": {"type": "human", "recorded": str(store)}, **human}
+    if players:  # a second column: only some of the players
+        board["agents"]["some"] = {"agent": {"type": "human", "recorded": str(store), "players": players}, **human}
     path = tmp_path / "board.yaml"
     path.write_text(yaml.safe_dump(board, sort_keys=False))
     return path
@@ -68,7 +70,8 @@ def test_players_are_the_trials_of_the_human_column_and_scored_like_agents(tmp_p
     # three players play four boards of Color Match; only one of them goes on to Clockwise
     seen = {player: _play(store, player, ("paper/color_match 4",) + (("paper/clockwise 2",) if player == "ann" else ()),
                           seed) for seed, player in enumerate(("ann", "ben", "cat"))}
-    code, log, results = _leaderboard(tmp_path, _board(tmp_path, store, trials=2), capsys)
+    _play(store, "dan", ("paper/color_match 4",), 3, pieces=PIECES + 1)  # other board settings: not these cells
+    code, log, results = _leaderboard(tmp_path, _board(tmp_path, store, ["ann", "cat"], trials=2), capsys)
     assert code == 0, log
     assert "human on paper/color_match (new)" in log and "human on paper/clockwise" not in log
     cells = {(c["agent"], c["rule"]): c for c in results["cells"]}
@@ -79,6 +82,7 @@ def test_players_are_the_trials_of_the_human_column_and_scored_like_agents(tmp_p
     assert human["state"] == "scored" and human["trials"] == 3
     assert human["tce"] == [sum(errors[p]) for p in ("ann", "ben", "cat")]  # a trial per player, by id
     assert human["curve"]["median"] == np.median([np.cumsum(errors[p]) for p in errors], axis=0).tolist()
+    assert cells[("some", "paper/color_match")]["tce"] == [sum(errors["ann"]), sum(errors["cat"])]
     # the authors' convergence test over 3 boards of 4 pieces allows no error at all
     assert human["converged"] == sum(sum(e) == 0 for e in errors.values())
 
@@ -99,7 +103,7 @@ def test_players_are_the_trials_of_the_human_column_and_scored_like_agents(tmp_p
     losses = len(human_ranked) * len(random_ranked) - wins
     assert results["per_rule"]["paper/color_match"]["ease_ratio"]["human"]["random"] == \
         pytest.approx((wins + 1) / (losses + 1), rel=1e-9)
-    assert {row["name"] for row in results["agent_ranking"]["ranking"]} == {"random", "human"}
+    assert {row["name"] for row in results["agent_ranking"]["ranking"]} == {"random", "human", "some"}
 
 
 def test_the_human_column_is_cached_until_players_are_added(tmp_path, capsys):
@@ -109,7 +113,7 @@ def test_the_human_column_is_cached_until_players_are_added(tmp_path, capsys):
     path = _board(tmp_path, store, trials=2)
     code, log, first = _leaderboard(tmp_path, path, capsys)
     assert code == 0, log
-    assert log.count("(new)") == 4  # random on both rules; human on Clockwise, and its Color Match cell is short
+    assert log.count("(new)") == 3  # random on both rules and human on Clockwise; human on Color Match is short
     code, log, again = _leaderboard(tmp_path, path, capsys)
     assert code == 0 and "(new)" not in log and again == first
     _play(store, "cat", ("paper/clockwise 3", "paper/color_match 1"), 7)

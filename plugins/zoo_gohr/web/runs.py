@@ -62,10 +62,9 @@ def write_human_run(target: Path, spec: dict, players: dict[str, list[dict]]) ->
     """A finished run folder of agent ``human`` with `spec` (plain data), a trial per player of `players`
     (player -> their boards in order), built aside and renamed into place (all or nothing), then indexed."""
     names = sorted(players)
-    budget = spec["budget"]
+    unit = "steps" if spec["budget"].get("steps") is not None else "episodes"
     manifest = {"id": target.name, "name": spec["name"], "env": "gohr", "agent": HUMAN, "meta_controller": None,
-                "trials": len(names), "steps": budget.get("steps", budget.get("episodes")),
-                "unit": "steps" if "steps" in budget else "episodes", "seeds": list(range(len(names))),
+                "trials": len(names), "steps": spec["budget"][unit], "unit": unit, "seeds": list(range(len(names))),
                 "status": "finished", "created": now(), "updated": now(), "players": names,
                 "source": spec["agent"]["recorded"]}
     if target.exists():
