@@ -34,9 +34,10 @@ BOARD = {
 }
 
 
-def _play(store: Path, player: str, rules: tuple[str, ...], seed: int, pieces: int = PIECES) -> list[list[bool]]:
+def _play(store: Path, player: str, rules: tuple[str, ...], seed: int, pieces: int = PIECES,
+          max_moves: int = 100) -> list[list[bool]]:
     """`player` plays every board of `rules` with random moves; the verdicts they saw, board by board."""
-    client = TestClient(create_app(experiment(store, rules=rules, pieces=pieces)))
+    client = TestClient(create_app(experiment(store, rules=rules, pieces=pieces, max_moves=max_moves)))
     reply = client.post("/start", data={"player": player, "consent": "yes"}, follow_redirects=False)
     assert reply.status_code == 303
     boards, current = [], []
@@ -70,7 +71,9 @@ def test_players_are_the_trials_of_the_human_column_and_scored_like_agents(tmp_p
     # three players play four boards of Color Match; only one of them goes on to Clockwise
     seen = {player: _play(store, player, ("paper/color_match 4",) + (("paper/clockwise 2",) if player == "ann" else ()),
                           seed) for seed, player in enumerate(("ann", "ben", "cat"))}
-    _play(store, "dan", ("paper/color_match 4",), 3, pieces=PIECES + 1)  # other board settings: not these cells
+    # play on other board settings or with boards cut at another number of moves is not these cells'
+    _play(store, "dan", ("paper/color_match 4",), 3, pieces=PIECES + 1)
+    _play(store, "eve", ("paper/color_match 4",), 4, max_moves=50)
     code, log, results = _leaderboard(tmp_path, _board(tmp_path, store, ["ann", "cat"], trials=2), capsys)
     assert code == 0, log
     assert "human on paper/color_match (new)" in log and "human on paper/clockwise" not in log

@@ -64,15 +64,16 @@ def board_args(board: dict[str, Any]) -> tuple[str, ...]:
         (params.min_colors, params.max_colors)))
 
 
-def recorded_trials(params: HumanParams, rule: str, board: dict[str, Any]) -> dict[str, list[dict]]:
-    """Each player's stored boards of `rule` on the board settings `board` (an env's board block), in the
-    order played; players with none are left out."""
+def recorded_trials(params: HumanParams, rule: str, board: dict[str, Any], horizon: int) -> dict[str, list[dict]]:
+    """Each player's stored boards of `rule` on the board settings `board` (an env's board block) cut at
+    `horizon` moves, in the order played; players with none are left out. (Transcripts that do not record
+    their cut, from before ``max_moves`` was stored, are taken to match.)"""
     store = TranscriptStore(Path(params.recorded))  # the params checked that it exists
     wanted, args = set(params.players or []), board_args(board)
     trials: dict[str, list[dict]] = {}
     for record in store.episodes():
         if record["rule"] == rule and tuple(record["cgs_args"][1:4]) == args \
-                and (not wanted or record["player"] in wanted):
+                and record.get("max_moves", horizon) == horizon and (not wanted or record["player"] in wanted):
             trials.setdefault(record["player"], []).append(record)
     return {player: sorted(records, key=lambda r: (r["stage"], r["episode"])) for player, records in sorted(trials.items())}
 
@@ -87,7 +88,8 @@ def metrics_rows(records: list[dict]) -> list[dict]:
     return rows
 
 
-def recorded_digest(params: HumanParams, rule: str, rule_text: bytes | None, board: dict[str, Any]) -> str:
+def recorded_digest(params: HumanParams, rule: str, rule_text: bytes | None, board: dict[str, Any],
+                    horizon: int) -> str:
     """A hash of the transcripts behind a (human, rule) cell, so that a cell is made again when players are
     added. The store must hold the rule as `rule_text` (when given): play under another rule is not this rule's."""
     if rule_text is not None:
@@ -96,7 +98,7 @@ def recorded_digest(params: HumanParams, rule: str, rule_text: bytes | None, boa
             raise ZooError(f"{copy}: the store's copy of rule '{rule}' differs from the rule the board plays; "
                            "its players played another rule")
     digest = hashlib.sha256()
-    for player, records in recorded_trials(params, rule, board).items():
+    for player, records in recorded_trials(params, rule, board, horizon).items():
         for record in records:
             digest.update(f"{player}/{record['stage']}/{record['episode']}/{record['cgs_args']}/"
                           f"{[step['accepted'] for step in record['steps']]}\n".encode())

@@ -33,26 +33,29 @@ def _board_block(board_args: tuple[str, ...]) -> dict[str, int]:
 
 
 def human_runs(store: TranscriptStore, runs_dir: Path) -> list[RunFolder]:
-    """Write one run folder of agent ``human`` per rule and board setting of the store; returns them."""
+    """Write one run folder of agent ``human`` per rule, board setting and board cut (``max_moves``, 0 where
+    older transcripts did not record it) of the store; returns them."""
     groups: dict[tuple, dict[str, list[dict]]] = {}
     for record in store.episodes():
-        key = (record["rule"], tuple(record["cgs_args"][1:4]))
+        key = (record["rule"], tuple(record["cgs_args"][1:4]), record.get("max_moves", 0))
         groups.setdefault(key, {}).setdefault(record["player"], []).append(record)
     if not groups:
         raise ZooError(f"{store.root}: no finished episodes to turn into runs")
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return [_write_run(Path(runs_dir) / f"{HUMAN}-{_slug(rule)}-{number}-{stamp}", rule, board, players, store.root)
-            for number, ((rule, board), players) in enumerate(sorted(groups.items()))]
+    return [_write_run(Path(runs_dir) / f"{HUMAN}-{_slug(rule)}-{number}-{stamp}", rule, board, cut, players,
+                       store.root)
+            for number, ((rule, board, cut), players) in enumerate(sorted(groups.items()))]
 
 
 def _slug(rule: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", rule).strip("_")
 
 
-def _write_run(target: Path, rule: str, board_args: tuple[str, ...], players: dict[str, list[dict]],
+def _write_run(target: Path, rule: str, board_args: tuple[str, ...], cut: int, players: dict[str, list[dict]],
                source: Path) -> RunFolder:
     names = sorted(players)
-    spec = {"name": f"{HUMAN}-{rule}", "env": {"type": "gohr", "rule": rule, "board": _board_block(board_args)},
+    env = {"type": "gohr", "rule": rule, "board": _board_block(board_args), **({"horizon": cut} if cut else {})}
+    spec = {"name": f"{HUMAN}-{rule}", "env": env,
             "agent": {"type": HUMAN, "recorded": str(Path(source).resolve()), "players": names},
             "budget": {"episodes": max(len(players[p]) for p in names)}, "trials": len(names)}
     return write_human_run(target, spec, players)

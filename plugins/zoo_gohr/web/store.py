@@ -7,7 +7,7 @@ A store folder holds::
 
 An episode line has the fields ``zoo gohr conformance`` replays (``rules``, ``cgs_args``, ``episode``,
 ``initial``, ``steps``, ``final_finish``) with the board stream's seed in ``cgs_args``, plus ``player``,
-``rule``, ``stage`` and times. Each file is written atomically (a temporary file, fsync, rename), so a
+``rule``, ``stage``, ``max_moves`` (the cut of the board) and times. Each file is written atomically (a temporary file, fsync, rename), so a
 crash or restart keeps every finished episode and never leaves half of one, and
 ``zoo gohr conformance --rules-root STORE STORE/transcripts`` replays everything.
 """

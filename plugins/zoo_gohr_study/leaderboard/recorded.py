@@ -1,8 +1,8 @@
 """Board columns of recorded play: cells of the agent ``human`` are read from a transcript store, not trained.
 
-Every player who played a cell's rule on the board's board settings is one trial of the cell. The
-cell's run folder is written from the transcripts (:func:`zoo_gohr.web.runs.write_human_run`) with
-the cell's spec, so the cell is cached, read and scored exactly as a trained one (its budget cuts
+Every player who played a cell's rule on the board's board settings and horizon is one trial of the
+cell. The cell's run folder is written from the transcripts (:func:`zoo_gohr.web.runs.write_human_run`)
+with the cell's spec, so the cell is cached, read and scored exactly as a trained one (its budget cuts
 the players' boards as it cuts an agent's episodes). A cell needs at least the column's ``trials``
 players; with fewer it is shown as "too few trials" and takes no part in the comparisons. The cell
 key covers the transcripts, so new players make the cell again.
@@ -27,12 +27,12 @@ def is_recorded(spec: SpecBase) -> bool:
 
 def recorded_key(spec: SpecBase, rule: str, rule_text: bytes | None) -> str:
     """The part of a recorded cell's key that its transcripts contribute."""
-    return recorded_digest(spec.agent, rule, rule_text, spec.env.board.model_dump())
+    return recorded_digest(spec.agent, rule, rule_text, spec.env.board.model_dump(), spec.env.horizon)
 
 
 def players(spec: SpecBase, rule: str) -> dict[str, list[dict]]:
     """The cell's trials: player -> their boards of the rule, in the order played."""
-    return recorded_trials(spec.agent, rule, spec.env.board.model_dump())
+    return recorded_trials(spec.agent, rule, spec.env.board.model_dump(), spec.env.horizon)
 
 
 def shortfall(spec: SpecBase, rule: str) -> str | None:
@@ -40,7 +40,7 @@ def shortfall(spec: SpecBase, rule: str) -> str | None:
     found = len(players(spec, rule))
     if found >= spec.trials:
         return None
-    return (f"{found} player(s) played {rule} on these board settings; the column asks for at least "
+    return (f"{found} player(s) played {rule} on these board settings and horizon; the column asks for at least "
             f"{spec.trials} (its 'trials')")
 
 
