@@ -134,6 +134,12 @@ def virtual_display():
         server.wait(10)
 
 
+def test_a_missing_xvfb_fails_the_window_test_with_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y xvfb"), virtual_display():
+        pass
+
+
 # Runs in a child process on the virtual display: screenshots of the whole screen (Pillow's X11 grab) before
 # the env exists, after reset, after a denied move and after close, as counts of the picture's colors.
 WINDOW_SCRIPT = """
