@@ -125,6 +125,8 @@ def test_the_human_column_is_cached_until_players_are_added(tmp_path, capsys):
     cells = {(c["agent"], c["rule"]): c for c in third["cells"]}
     assert cells[("human", "paper/clockwise")]["trials"] == 3
     assert cells[("human", "paper/color_match")]["state"] == "too few trials"
+    assert main(["leaderboard", str(path), "--runs-dir", str(tmp_path / "runs"), "--dry-run"]) == 0
+    assert "4 cells: 3 cached, 0 to resume, 0 new, 1 with too few trials" in capsys.readouterr().out
 
 
 def test_a_board_names_a_missing_store_at_its_line(tmp_path):
