@@ -153,3 +153,19 @@ def test_zoo_train_refuses_the_human_agent_and_writes_nothing(tmp_path, capsys):
     assert "agent 'human' is people's recorded play" in err and "cannot be trained" in err
     assert "zoo gohr human-runs" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_a_damaged_store_is_named_in_one_line_and_nothing_is_published(tmp_path, capsys):
+    store = tmp_path / "study-1"
+    _play(store, "ann", ("paper/clockwise 1",), 0)
+    path = _board(tmp_path, store)
+    rule_copy = store / "rules/paper/clockwise.txt"
+    rule_copy.write_text(rule_copy.read_text() + "\n(*, *, *, *, [0])\n")
+    code, log, results = _leaderboard(tmp_path, path, capsys)
+    assert code != 0 and results == {} and len(log.strip().splitlines()) == 1
+    assert "the store's copy of rule 'paper/clockwise' differs from the rule the board plays" in log
+    rule_copy.unlink()
+    [transcript] = (store / "transcripts/ann").glob("*.jsonl")
+    transcript.write_text('{"player": "ann"')
+    code, log, results = _leaderboard(tmp_path, path, capsys)
+    assert code != 0 and results == {} and f"{transcript}: not a readable transcript" in log
