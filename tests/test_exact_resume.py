@@ -46,7 +46,8 @@ SPECS = {
 
 
 def test_every_built_in_agent_is_covered():
-    assert set(SPECS) == set(get_registry().names("agent"))
+    # 'human' is people's recorded play, which zoo train refuses (tests/gohr_study/test_leaderboard_human.py)
+    assert set(SPECS) | {"human"} == set(get_registry().names("agent"))
 
 
 def new_run(tmp_path, agent: str, name: str):

@@ -1,8 +1,9 @@
-"""The zoo plugin of GOHR: the env, the shipped rule sets and the ``zoo gohr`` commands."""
+"""The zoo plugin of GOHR: the env, the agent ``human`` (recorded play), the shipped rule sets and the
+``zoo gohr`` commands."""
 
 from __future__ import annotations
 
-from zoo import EnvEntry, RuleSetEntry, hookimpl
+from zoo import AgentEntry, EnvEntry, RuleSetEntry, hookimpl
 
 from .engine.constants import ACTIONS
 from .factories import make_env, make_vector_env
@@ -15,6 +16,15 @@ __all__ = ["BoardParams", "GohrEnvParams", "make_env", "make_vector_env"]
 def register_envs(register):
     register(EnvEntry(name="gohr", params=GohrEnvParams, factory=make_env, vector_factory=make_vector_env,
                       description=f"the Game of Hidden Rules ({ACTIONS} actions: cell x bucket)"))
+
+
+@hookimpl
+def register_agents(register):
+    from .web.recorded import HUMAN, HumanParams, refuse_training
+
+    register(AgentEntry(name=HUMAN, params=HumanParams, factory=refuse_training,
+                        description="people's recorded play (a 'zoo gohr serve' store) for leaderboards and "
+                                    "reports; cannot be trained"))
 
 
 @hookimpl

@@ -1,10 +1,14 @@
-"""Pictures of the board: rgb_array frames, RecordVideo, the human window's refusal without a display."""
+"""Pictures of the board: rgb_array frames, RecordVideo, the human window on a virtual X display (Xvfb)
+and its refusal without a display."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 
 import gymnasium
 import numpy as np
@@ -106,3 +110,77 @@ def test_human_mode_without_a_display_fails_with_a_clear_message():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode != 0
     assert "render_mode='human' needs a display" in result.stderr and "rgb_array" in result.stderr
+
+
+@contextmanager
+def virtual_display():
+    """A fresh Xvfb display (its number picked by the server); yields ``DISPLAY``. Fails (it does not skip)
+    where Xvfb is missing, saying how to install it."""
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.fail("the window test needs Xvfb: run 'apt-get update && apt-get install -y xvfb' "
+                    "(Debian/Ubuntu; .ci/run does this), then run the tests again")
+    read, write = os.pipe()
+    server = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "800x700x24", "-nolisten", "tcp"],
+                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    try:
+        with os.fdopen(read) as numbers:
+            number = numbers.readline().strip()
+        assert number.isdigit(), "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_a_missing_xvfb_fails_the_window_test_with_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y xvfb"), virtual_display():
+        pass
+
+
+# Runs in a child process on the virtual display: screenshots of the whole screen (Pillow's X11 grab) before
+# the env exists, after reset, after a denied move and after close, as counts of the picture's colors.
+WINDOW_SCRIPT = """
+import json, os, sys
+import gymnasium, matplotlib, numpy as np, zoo_gohr
+from PIL import ImageGrab
+from zoo_gohr.render import DENIED
+
+BUCKET = (235, 228, 210)
+
+def count(color):
+    screen = np.asarray(ImageGrab.grab(xdisplay=os.environ["DISPLAY"]).convert("RGB")).astype(int)
+    return int((np.abs(screen - color).max(axis=2) <= 2).sum())
+
+counts = {"blank": count(BUCKET)}
+env = gymnasium.make("GOHR/Clockwise-v0", render_mode="human")
+_, info = env.reset(seed=2)
+counts.update(shown=count(BUCKET), denied_before=count(DENIED))
+env.step(int(np.flatnonzero(info["action_mask"])[0]))  # clockwise accepts any bucket first
+game = env.unwrapped.game
+action = next(int(a) for a in np.flatnonzero(env.unwrapped.action_masks())
+              if not game.copy().move_at(int(a) // 4 + 1, int(a) % 4).accepted)
+_, _, _, _, info = env.step(action)
+counts.update(accepted=info["accepted"], denied_after=count(DENIED), backend=matplotlib.get_backend())
+env.close()
+counts["closed"] = count(BUCKET)
+print(json.dumps(counts))
+"""
+
+
+def test_human_mode_shows_the_board_and_each_verdict_in_a_window():
+    with virtual_display() as display:
+        env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"} | {"DISPLAY": display,
+                                                                                 "MPLBACKEND": "TkAgg"}
+        result = subprocess.run([sys.executable, "-c", WINDOW_SCRIPT], capture_output=True, text=True, timeout=120,
+                                env=env)
+    assert result.returncode == 0, result.stderr
+    counts = json.loads(result.stdout.splitlines()[-1])
+    assert counts["backend"].lower() == "tkagg" and counts["accepted"] is False
+    # the empty screen has no bucket; the window shows all four (56 x 56 pixels each in the picture, scaled)
+    assert counts["blank"] == 0 and counts["shown"] > 4 * 40 * 40
+    # a denied move redraws the window: a red line, the bucket's red outline and the verdict text
+    assert counts["denied_after"] - counts["denied_before"] > 300
+    assert counts["closed"] == 0  # close() takes the window away

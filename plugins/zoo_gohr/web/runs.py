@@ -4,6 +4,7 @@ as they score agents.
 Each rule (with its board settings) of a store becomes one run folder: a trial per player, an
 episode per board, in the order played, with ``episode_return`` = minus the errors (moves not
 accepted), which is what the GOHR reporter reads as errors to build cumulative-error curves and TCE.
+Leaderboards write the run folders of their ``human`` cells with :func:`write_human_run` too.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ import yaml
 from zoo.errors import ZooError
 from zoo.store import MANIFEST, RunFolder, RunIndex, now
 
+from .recorded import HUMAN, metrics_rows
 from .store import TranscriptStore
-
-HUMAN = "human"
 
 
 def _board_block(board_args: tuple[str, ...]) -> dict[str, int]:
@@ -33,46 +33,53 @@ def _board_block(board_args: tuple[str, ...]) -> dict[str, int]:
 
 
 def human_runs(store: TranscriptStore, runs_dir: Path) -> list[RunFolder]:
-    """Write one run folder of agent ``human`` per rule and board setting of the store; returns them."""
+    """Write one run folder of agent ``human`` per rule, board setting and board cut (``max_moves``, 0 where
+    older transcripts did not record it) of the store; returns them."""
     groups: dict[tuple, dict[str, list[dict]]] = {}
     for record in store.episodes():
-        key = (record["rule"], tuple(record["cgs_args"][1:4]))
+        key = (record["rule"], tuple(record["cgs_args"][1:4]), record.get("max_moves", 0))
         groups.setdefault(key, {}).setdefault(record["player"], []).append(record)
     if not groups:
         raise ZooError(f"{store.root}: no finished episodes to turn into runs")
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return [_write_run(Path(runs_dir) / f"{HUMAN}-{_slug(rule)}-{number}-{stamp}", rule, board, players, store.root)
-            for number, ((rule, board), players) in enumerate(sorted(groups.items()))]
+    return [_write_run(Path(runs_dir) / f"{HUMAN}-{_slug(rule)}-{number}-{stamp}", rule, board, cut, players,
+                       store.root)
+            for number, ((rule, board, cut), players) in enumerate(sorted(groups.items()))]
 
 
 def _slug(rule: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", rule).strip("_")
 
 
-def _write_run(target: Path, rule: str, board_args: tuple[str, ...], players: dict[str, list[dict]],
+def _write_run(target: Path, rule: str, board_args: tuple[str, ...], cut: int, players: dict[str, list[dict]],
                source: Path) -> RunFolder:
-    """One run folder, built aside and renamed into place (all or nothing), then indexed."""
     names = sorted(players)
-    episodes = max(len(players[p]) for p in names)
-    spec = {"name": f"{HUMAN}-{rule}", "env": {"type": "gohr", "rule": rule, "board": _board_block(board_args)},
-            "agent": {"type": HUMAN, "players": names}, "budget": {"episodes": episodes}, "trials": len(names)}
+    env = {"type": "gohr", "rule": rule, "board": _board_block(board_args), **({"horizon": cut} if cut else {})}
+    spec = {"name": f"{HUMAN}-{rule}", "env": env,
+            "agent": {"type": HUMAN, "recorded": str(Path(source).resolve()), "players": names},
+            "budget": {"episodes": max(len(players[p]) for p in names)}, "trials": len(names)}
+    return write_human_run(target, spec, players)
+
+
+def write_human_run(target: Path, spec: dict, players: dict[str, list[dict]]) -> RunFolder:
+    """A finished run folder of agent ``human`` with `spec` (plain data), a trial per player of `players`
+    (player -> their boards in order), built aside and renamed into place (all or nothing), then indexed."""
+    names = sorted(players)
+    unit = "steps" if spec["budget"].get("steps") is not None else "episodes"
     manifest = {"id": target.name, "name": spec["name"], "env": "gohr", "agent": HUMAN, "meta_controller": None,
-                "trials": len(names), "steps": episodes, "unit": "episodes", "seeds": list(range(len(names))),
-                "status": "finished", "created": now(), "updated": now(), "players": names, "source": str(source)}
+                "trials": len(names), "steps": spec["budget"][unit], "unit": unit, "seeds": list(range(len(names))),
+                "status": "finished", "created": now(), "updated": now(), "players": names,
+                "source": spec["agent"]["recorded"]}
     if target.exists():
         raise ZooError(f"{target}: run folder already exists")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
     try:
-        (staging / "spec.yaml").write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+        (staging / "spec.yaml").write_text(yaml.safe_dump({**spec, "trials": len(names)}, sort_keys=False),
+                                           encoding="utf-8")
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         for trial, player in enumerate(names):
-            rows, step = [], 0
-            for record in sorted(players[player], key=lambda r: (r["stage"], r["episode"])):
-                step += record["n_moves"]
-                errors = record["n_moves"] - record["n_accepted"]
-                rows.append({"step": step, "episode": len(rows), "episode_return": -errors,
-                             "episode_length": record["n_moves"]})
+            rows = metrics_rows(sorted(players[player], key=lambda r: (r["stage"], r["episode"])))
             trial_dir = staging / "trials" / f"{trial:03d}"
             trial_dir.mkdir(parents=True)
             (trial_dir / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")

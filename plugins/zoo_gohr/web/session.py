@@ -109,6 +109,7 @@ class PlayerSession:
             "rules": self.rule_paths[self.stages[self.stage].rule], "cgs_args": self._cgs_args(),
             "episode": self.episode, "initial": self._initial, "steps": self._steps,
             "final_finish": int(self.game.finish), "n_moves": moves, "n_accepted": accepted,
+            "max_moves": self.stages[self.stage].max_moves,
             "started": self._started_at, "seconds": round(time.monotonic() - self._started, 3),
         })
         self.totals["moves"] += moves

@@ -7,7 +7,7 @@ A store folder holds::
 
 An episode line has the fields ``zoo gohr conformance`` replays (``rules``, ``cgs_args``, ``episode``,
 ``initial``, ``steps``, ``final_finish``) with the board stream's seed in ``cgs_args``, plus ``player``,
-``rule``, ``stage`` and times. Each file is written atomically (a temporary file, fsync, rename), so a
+``rule``, ``stage``, ``max_moves`` (the cut of the board) and times. Each file is written atomically (a temporary file, fsync, rename), so a
 crash or restart keeps every finished episode and never leaves half of one, and
 ``zoo gohr conformance --rules-root STORE STORE/transcripts`` replays everything.
 """
@@ -25,6 +25,8 @@ from zoo.errors import ZooError
 from zoo.store import atomic_write_text
 
 PLAYER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: the fields of a stored episode that sessions, runs and leaderboards read
+TRANSCRIPT_FIELDS = frozenset({"player", "rule", "stage", "episode", "cgs_args", "steps", "n_moves", "n_accepted"})
 
 
 def valid_player(player: str) -> bool:
@@ -87,4 +89,11 @@ class TranscriptStore:
         folders = [self.root / "transcripts" / player] if player else sorted((self.root / "transcripts").iterdir())
         for folder in folders:
             for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-                yield json.loads(path.read_text(encoding="utf-8"))
+                try:
+                    record = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    raise ZooError(f"{path}: not a readable transcript ({exc})") from None
+                if not isinstance(record, dict) or not TRANSCRIPT_FIELDS <= record.keys():
+                    raise ZooError(f"{path}: not a transcript of 'zoo gohr serve' (it needs the fields "
+                                   f"{', '.join(sorted(TRANSCRIPT_FIELDS))})")
+                yield record

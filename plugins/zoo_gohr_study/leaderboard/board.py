@@ -10,6 +10,7 @@ A board is YAML::
     agents:
       random: {agent: {type: random-legal}}
       gdi-i3: {agent: {type: gdi-i3, preset: cpu_small}, meta_controller: {type: gdi_bandits}}
+      human: {agent: {type: human, recorded: study-1}}       # players of a 'zoo gohr serve' store
     metrics: {bootstraps: 2000}
 
 Every problem is reported with the board file's line and column, including those of a cell's spec
@@ -35,6 +36,7 @@ from zoo.spec import SpecBase, parse_spec
 from zoo.yamlio import Loc, LocatedDocument, load_file
 
 from ..study import merged
+from .recorded import is_recorded, recorded_key
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$"
 
@@ -49,7 +51,9 @@ class Contender(_Strict):
     agent: dict[str, Any] = Field(description="the agent block of a run spec (type and params)")
     meta_controller: dict[str, Any] | None = Field(default=None, description="a meta-controller block")
     budget: dict[str, Any] | None = Field(default=None, description="this agent's budget (default: the board's)")
-    trials: int | None = Field(default=None, ge=1, le=100_000, description="trials per cell (default: the board's)")
+    trials: int | None = Field(default=None, ge=1, le=100_000,
+                               description="trials per cell, or for recorded play (agent human) the fewest players "
+                                           "a cell is scored with (default: the board's)")
     backend: dict[str, Any] | None = Field(default=None, description="merged into the board's backend")
 
 
@@ -285,7 +289,8 @@ def _plan(document: LocatedDocument, place: Place, board: Board, label: str, rul
 
 def cell_key(spec: SpecBase, rule: str, registry: Registry) -> str:
     """A content hash of what a cell's results depend on: the resolved spec (without its name and
-    description), the rule file's text, the zoo's version and the versions of the plugins it uses."""
+    description), the rule file's text, the zoo's version and the versions of the plugins it uses (and,
+    for recorded play, the transcripts)."""
     resolved = spec.model_dump(mode="json")
     for key in ("name", "description"):
         resolved.pop(key, None)
@@ -300,4 +305,6 @@ def cell_key(spec: SpecBase, rule: str, registry: Registry) -> str:
         "spec": resolved, "zoo": __version__, "plugins": plugins,
         "rule_sha256": hashlib.sha256(path.read_bytes()).hexdigest() if path else None,
     }
+    if is_recorded(spec):  # people's play: the transcripts are the results
+        content["recorded"] = recorded_key(spec, rule, path.read_bytes() if path else None)
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()

@@ -1,7 +1,8 @@
 """Running a board's cells: each cell is an ordinary run whose folder name carries its cache key.
 
 A cell whose run folder has finished is cached; one that was interrupted, crashed or failed is
-resumed from its checkpoints (a failed cell is retried on every call); a new cell gets a run folder.
+resumed from its checkpoints (a failed cell is retried on every call); a new cell gets a run folder
+(a cell of recorded play gets one written from its transcripts, see ``recorded``).
 Runs go through the run backend of their spec, so the cells land in the run index like any run.
 """
 
@@ -20,6 +21,7 @@ from zoo.registry import Registry
 from zoo.store import RunFolder
 
 from .board import CellPlan
+from .recorded import TOO_FEW, is_recorded, shortfall, write_cell
 
 
 def _execute_run(folder: RunFolder, registry: Registry, progress: bool) -> str:
@@ -34,7 +36,8 @@ BACKENDS: dict[str, Callable[[RunFolder, Registry, bool], str]] = {"local": _exe
 
 @dataclass
 class CellState:
-    """Where a cell stands: 'cached' (finished), 'resume' (a run folder that has not finished), or 'new'."""
+    """Where a cell stands: 'cached' (finished), 'resume' (a run folder that has not finished), 'new', or
+    (recorded play) 'too few trials'."""
 
     plan: CellPlan
     folder: Path
@@ -46,7 +49,8 @@ class CellState:
 def cell_state(plan: CellPlan, runs_dir: Path) -> CellState:
     folder = Path(runs_dir) / plan.run_name
     if not folder.is_dir():
-        return CellState(plan, folder, "new")
+        short = shortfall(plan.spec, plan.rule) if is_recorded(plan.spec) else None
+        return CellState(plan, folder, "new") if short is None else CellState(plan, folder, TOO_FEW, error=short)
     try:
         manifest = RunFolder(folder).manifest()
     except ZooError as exc:
@@ -59,6 +63,8 @@ def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: b
     """Create the cell's run folder if needed and train it; returns the run's final status."""
     from zoo.run import prepare_run
 
+    if is_recorded(cell.plan.spec):
+        return write_cell(cell.plan.spec, cell.plan.rule, cell.folder)
     if cell.state == "new":
         Path(runs_dir).mkdir(parents=True, exist_ok=True)
         text = yaml.safe_dump(cell.plan.spec.model_dump(mode="json"), sort_keys=False)

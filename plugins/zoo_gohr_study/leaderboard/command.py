@@ -50,6 +50,7 @@ def leaderboard(
 
     from .board import load_board
     from .cells import cell_state, run_cell
+    from .recorded import TOO_FEW
 
     registry = get_registry()
     root = runs_dir or default_runs_dir()
@@ -60,7 +61,7 @@ def leaderboard(
         return
     failed = []
     for number, state in enumerate(states, 1):
-        if state.state == "cached":
+        if state.state in ("cached", TOO_FEW):
             continue
         typer.echo(f"[{number}/{len(states)}] {state.plan.agent} on {state.plan.rule} "
                    f"({'resuming' if state.state == 'resume' else 'new'}): {state.folder}", err=True)
@@ -116,10 +117,13 @@ def _list(states) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from .recorded import TOO_FEW
+
     table = Table("agent", "rule", "state", "run folder")
     for s in states:
         label = s.state if s.status is None or s.state == "cached" else f"{s.state} ({s.status})"
         table.add_row(s.plan.agent, s.plan.rule, label, str(s.folder))
     Console().print(table)
-    counts = {k: sum(1 for s in states if s.state == k) for k in ("cached", "resume", "new")}
-    typer.echo(f"{len(states)} cells: {counts['cached']} cached, {counts['resume']} to resume, {counts['new']} new")
+    counts = {k: sum(1 for s in states if s.state == k) for k in ("cached", "resume", "new", TOO_FEW)}
+    typer.echo(f"{len(states)} cells: {counts['cached']} cached, {counts['resume']} to resume, {counts['new']} new"
+               + (f", {counts[TOO_FEW]} with too few trials" if counts[TOO_FEW] else ""))

@@ -1,7 +1,8 @@
 """Every number of a leaderboard, as one plain dict (the content of leaderboard.json).
 
-Cells that failed or have not run are listed with their state and never scored: they take no part
-in the U-tests, ease ratios or tournaments. +inf (a C.N.M. median or bound) is written as null.
+Cells that failed, have not run or (recorded play) have too few players are listed with their state
+and never scored: they take no part in the U-tests, ease ratios or tournaments. +inf (a C.N.M. median
+or bound) is written as null.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from zoo.stats.bands import median_bands
 
 from .board import LoadedBoard
 from .cells import CellState
+from .recorded import TOO_FEW
 from .scoring import Cell, cell_summary, rule_comparisons, tournament
 
 
@@ -40,7 +42,9 @@ def build(loaded: LoadedBoard, states: list[CellState], cells: dict[tuple[str, s
                "run": os.path.relpath(state.folder, out), "spec": os.path.relpath(state.folder / "spec.yaml", out)}
         cell = cells.get((plan.agent, plan.rule))
         if cell is None:
-            row.update(state="failed" if state.status in ("failed", "damaged") else "not run", error=state.error)
+            unscored = state.state if state.state == TOO_FEW else \
+                "failed" if state.status in ("failed", "damaged") else "not run"
+            row.update(state=unscored, error=state.error)
         else:
             row.update(state="scored", **cell_summary(cell, resamples=metrics.bootstraps, seed=metrics.seed))
             row["curve"] = _curve(cell, metrics.curve_points, metrics.bootstraps, metrics.seed)
