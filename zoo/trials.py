@@ -70,6 +70,7 @@ def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, 
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
         make_vector_env=(lambda n, env_seed: env_entry.vector_factory(spec.env, n, env_seed))
         if env_entry.vector_factory is not None else None,
+        backend=spec.backend,
     )
 
 

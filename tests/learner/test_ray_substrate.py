@@ -1,0 +1,165 @@
+"""The substrate's two launchers: several actors in one process (local backend) and Ray actor processes.
+
+The Ray tests share one local Ray with 2 CPUs, started once for the module; a stand-in for the
+spec's ray backend block (``type: ray``, no address) tells the agent to launch Ray actors.
+"""
+
+import hashlib
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import ray
+import torch
+from zoo_learner import distributed
+from zoo_learner.distributed import RaySubstrateAgent
+from zoo_learner.replay import FIELDS
+
+from zoo import ZooError
+from zoo.registry import get_registry
+from zoo.run import build_trial
+from zoo.spec import load_spec_text
+
+RAY = SimpleNamespace(type="ray", address=None, torch_threads=1)
+SMALL = "{type: gdi-i3, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def trial(agent: str, tmp_path, *, backend=None, steps=2000, seed=0):
+    spec = load_spec_text(f"env: {{type: gym, id: CartPole-v1}}\nagent: {agent}\nbudget: {{steps: {steps}}}\n",
+                          get_registry())
+    if backend is not None:
+        spec = spec.model_copy(update={"backend": backend})
+    return build_trial(spec, get_registry(), seed=seed, trial=0, directory=tmp_path, tensorboard=False)
+
+
+def fingerprints(replay) -> list[str]:
+    """One hash per sequence in the replay, over every field, sorted (the order actors deliver in is not fixed)."""
+    state = replay.state_dict()
+    return sorted(hashlib.sha256(b"".join(np.ascontiguousarray(state[f][i]).tobytes() for f in FIELDS)).hexdigest()
+                  for i in range(len(state["uses"])))
+
+
+def close(built):
+    built.agent.close()
+    built.logger.close()
+
+
+def test_local_actors_step_in_turn_and_the_first_is_the_single_actor(tmp_path):
+    one = trial(SMALL + "}", tmp_path / "one")
+    two = trial(SMALL + ", actors: 2}", tmp_path / "two")
+    assert type(two.agent).__name__ == "SubstrateAgent" and len(two.agent.system.actors) == 2
+    assert len(two.agent.controllers) == 4
+    made_one, _ = one.agent.system.collect()
+    made_two, _ = two.agent.system.collect()
+    assert made_two == 2 * made_one == 2 * 2 * 5
+    first = fingerprints(one.agent.system.replay)
+    both = fingerprints(two.agent.system.replay)
+    assert set(first) < set(both) and len(both) == 2 * len(first)  # actor 1 acts on envs of its own
+    for built in (one, two):
+        close(built)
+
+
+def test_local_actors_checkpoint_round_trip(tmp_path):
+    a = trial(SMALL + ", actors: 2}", tmp_path / "a")
+    a.agent.learn(400)
+    (tmp_path / "ckpt").mkdir()
+    a.agent.save(tmp_path / "ckpt")
+    b = trial(SMALL + ", actors: 2}", tmp_path / "b")
+    b.agent.load(tmp_path / "ckpt")
+    second_a, second_b = a.agent.system.actors[1], b.agent.system.actors[1]
+    assert (second_a.version, second_a.vector_steps) == (second_b.version, second_b.vector_steps)
+    assert torch.equal(second_a.generator.get_state(), second_b.generator.get_state())
+    assert all(torch.equal(x, y) for x, y in zip(second_a.net.state_dict().values(), second_b.net.state_dict().values()))
+    for built in (a, b):
+        close(built)
+
+
+def test_ray_is_named_when_it_is_missing(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "ray", None)
+    with pytest.raises(ZooError, match=r"zoo-rl\[ray\]"):
+        distributed.connect(RAY)
+
+
+def test_ray_actors_make_the_local_launchers_sequences(local_ray, tmp_path):
+    local = trial(SMALL + ", actors: 2}", tmp_path / "local")
+    remote = trial(SMALL + ", actors: 2}", tmp_path / "ray", backend=RAY)
+    assert isinstance(remote.agent, RaySubstrateAgent) and remote.agent.exact_resume is False
+    made_local, _ = local.agent.system.collect()
+    made_ray = sum(remote.agent.system.collect()[0] for _ in range(2))  # no update yet: both acted with version 0
+    assert made_ray == made_local
+    assert fingerprints(remote.agent.system.replay) == fingerprints(local.agent.system.replay)
+    assert remote.agent.system.versions == [0, 0]
+    for built in (local, remote):
+        close(built)
+
+
+def test_weights_reach_ray_actors_with_versions_that_advance(local_ray, tmp_path):
+    built = trial(SMALL + ", actors: 2, push_every: 1, pull_every: 2}", tmp_path, backend=RAY)
+    system, seen, lags = built.agent.system, [], []
+    while min(system.versions) < 20:
+        built.agent.train_step()
+        seen.append(list(system.versions))
+        lags.append(system.server.version - max(system.versions))
+    for k in range(2):
+        versions = [v[k] for v in seen if v[k] >= 0]
+        assert versions == sorted(versions) and len(set(versions)) > 3
+    assert system.learner.updates > 0 and system.replay.added > 0 and max(lags) > 0  # the actors lag the learner
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert all(np.isfinite(r["learner/loss"]) for r in rows if "learner/loss" in r)
+    close(built)
+
+
+def test_ray_checkpoint_gathers_every_actor(local_ray, tmp_path):
+    a = trial(SMALL + ", actors: 2}", tmp_path / "a", backend=RAY)
+    a.agent.learn(300)
+    (tmp_path / "ckpt").mkdir()
+    a.agent.save(tmp_path / "ckpt")
+    saved = [c.state_dict() for c in a.agent.controllers]
+    close(a)
+    b = trial(SMALL + ", actors: 2}", tmp_path / "b", backend=RAY)
+    b.agent.load(tmp_path / "ckpt")
+    assert (b.agent.steps, b.agent.system.learner.updates) == (a.agent.steps, a.agent.system.learner.updates)
+    restored = [c.state_dict() for c in b.agent.controllers]
+    assert json.dumps(saved, default=str) == json.dumps(restored, default=str)
+    assert sum(np.sum(bandit["N"]) for c in restored for e in c["bandits"] for bandit in e) > 0
+    b.agent.learn(200)
+    assert b.agent.steps >= a.agent.steps + 200
+    close(b)
+
+
+def test_a_crashed_ray_actor_restarts_and_the_run_goes_on(local_ray, tmp_path):
+    built = trial(SMALL + ", actors: 2}", tmp_path, backend=RAY)
+    system = built.agent.system
+    built.agent.learn(100)
+    ray.kill(system.actors[0], no_restart=False)
+    while system.failures[0] == 0:
+        built.agent.train_step()
+    system.versions[0] = -1
+    while system.versions[0] < 0:  # the restarted process delivers again
+        built.agent.train_step()
+    assert system.failures == [1, 0]
+    close(built)
+
+
+def test_an_actor_that_keeps_failing_stops_the_run_with_its_name(local_ray, tmp_path, monkeypatch):
+    monkeypatch.setattr(distributed, "MAX_RESTARTS", 0)
+    built = trial(SMALL + ", actors: 2}", tmp_path, backend=RAY)
+    built.agent.learn(100)
+    ray.kill(built.agent.system.actors[1], no_restart=False)
+    with pytest.raises(ZooError, match="substrate actor 1 failed 1 times"):
+        built.agent.learn(100_000)
+    close(built)
+
+
+def test_actors_that_cannot_start_are_a_clear_error(local_ray, tmp_path, monkeypatch):
+    monkeypatch.setattr(distributed, "START_TIMEOUT", 2.0)
+    with pytest.raises(ZooError, match=r"agent.actors: 1 of 3 Ray actors \(1 CPU each\) did not start within 2 s"):
+        trial(SMALL + ", actors: 3}", tmp_path, backend=RAY)  # the local Ray has 2 CPUs
