@@ -104,10 +104,11 @@ def ppo_rate(world: str, seconds: float) -> float:
 
 def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict[str, float]:
     """Milliseconds per sequence handed from an actor process to this one, per push and per pull of a new version."""
-    from zoo.registry import get_registry
-    from zoo.run import build_trial
     from zoo_learner.distributed import WeightBoard
     from zoo_learner.replay import FIELDS
+
+    from zoo.registry import get_registry
+    from zoo.run import build_trial
 
     text = spec(world, f"{{type: gdi-i3, num_envs: 4, {WORLDS[world][1]}}}")
     built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)

@@ -74,11 +74,12 @@ class ObjectStoreServer:
 
     def __init__(self, ray, board, params: dict[str, torch.Tensor]):
         self.ray, self.board, self.version = ray, board, -1
-        self.push(params)
+        ray.get(self.push(params))  # version 0 is on the board before any actor asks
 
-    def push(self, params: dict[str, torch.Tensor]) -> None:
+    def push(self, params: dict[str, torch.Tensor]):
+        """Post `params` as the next version (the board handles one caller's posts in order); returns the call."""
         self.version += 1
-        self.board.post.remote(self.version, [self.ray.put(params)])  # calls from one caller run in order
+        return self.board.post.remote(self.version, [self.ray.put(params)])
 
 
 class SubstrateActor:

@@ -40,11 +40,14 @@ def trial(agent: str, tmp_path, *, backend=None, steps=2000, seed=0):
     return build_trial(spec, get_registry(), seed=seed, trial=0, directory=tmp_path, tensorboard=False)
 
 
+def digest(sequence: dict) -> str:
+    return hashlib.sha256(b"".join(np.ascontiguousarray(sequence[name]).tobytes() for name in FIELDS)).hexdigest()
+
+
 def fingerprints(replay) -> list[str]:
-    """One hash per sequence in the replay, over every field, sorted (the order actors deliver in is not fixed)."""
+    """One digest per sequence in the replay, sorted (the order actors deliver in is not fixed)."""
     state = replay.state_dict()
-    return sorted(hashlib.sha256(b"".join(np.ascontiguousarray(state[f][i]).tobytes() for f in FIELDS)).hexdigest()
-                  for i in range(len(state["uses"])))
+    return sorted(digest({name: state[name][i] for name in FIELDS}) for i in range(len(state["uses"])))
 
 
 def close(built):
@@ -57,12 +60,12 @@ def test_local_actors_step_in_turn_and_the_first_is_the_single_actor(tmp_path):
     two = trial(SMALL + ", actors: 2}", tmp_path / "two")
     assert type(two.agent).__name__ == "SubstrateAgent" and len(two.agent.system.actors) == 2
     assert len(two.agent.controllers) == 4
-    made_one, _ = one.agent.system.collect()
-    made_two, _ = two.agent.system.collect()
-    assert made_two == 2 * made_one == 2 * 2 * 5
-    first = fingerprints(one.agent.system.replay)
-    both = fingerprints(two.agent.system.replay)
-    assert set(first) < set(both) and len(both) == 2 * len(first)  # actor 1 acts on envs of its own
+    for _ in range(4):
+        made_one, _ = one.agent.system.collect()
+        made_two, _ = two.agent.system.collect()
+        assert made_two == 2 * made_one
+    first, both = fingerprints(one.agent.system.replay), fingerprints(two.agent.system.replay)
+    assert first and set(first) < set(both) and len(set(both)) == len(both)  # actor 1 acts on envs of its own
     for built in (one, two):
         close(built)
 
@@ -92,11 +95,15 @@ def test_ray_actors_make_the_local_launchers_sequences(local_ray, tmp_path):
     local = trial(SMALL + ", actors: 2}", tmp_path / "local")
     remote = trial(SMALL + ", actors: 2}", tmp_path / "ray", backend=RAY)
     assert isinstance(remote.agent, RaySubstrateAgent) and remote.agent.exact_resume is False
-    made_local, _ = local.agent.system.collect()
-    made_ray = sum(remote.agent.system.collect()[0] for _ in range(2))  # no update yet: both acted with version 0
-    assert made_ray == made_local
-    assert fingerprints(remote.agent.system.replay) == fingerprints(local.agent.system.replay)
-    assert remote.agent.system.versions == [0, 0]
+    sequences, made = [], 0
+    for actor in remote.agent.system.actors:
+        for _ in range(4):  # no update yet: every actor acts with version 0, as the local ones do
+            transitions, _, delivered, version = ray.get(actor.run.remote(5))
+            assert version == 0
+            sequences += delivered
+            made += transitions
+    assert made == sum(local.agent.system.collect()[0] for _ in range(4))
+    assert sorted(map(digest, sequences)) == fingerprints(local.agent.system.replay) and sequences
     for built in (local, remote):
         close(built)
 
@@ -104,10 +111,13 @@ def test_ray_actors_make_the_local_launchers_sequences(local_ray, tmp_path):
 def test_weights_reach_ray_actors_with_versions_that_advance(local_ray, tmp_path):
     built = trial(SMALL + ", actors: 2, push_every: 1, pull_every: 2}", tmp_path, backend=RAY)
     system, seen, lags = built.agent.system, [], []
-    while min(system.versions) < 20:
+    for _ in range(1000):
+        if min(system.versions) >= 20:
+            break
         built.agent.train_step()
         seen.append(list(system.versions))
         lags.append(system.server.version - max(system.versions))
+    assert min(system.versions) >= 20
     for k in range(2):
         versions = [v[k] for v in seen if v[k] >= 0]
         assert versions == sorted(versions) and len(set(versions)) > 3
@@ -163,3 +173,14 @@ def test_actors_that_cannot_start_are_a_clear_error(local_ray, tmp_path, monkeyp
     monkeypatch.setattr(distributed, "START_TIMEOUT", 2.0)
     with pytest.raises(ZooError, match=r"agent.actors: 1 of 3 Ray actors \(1 CPU each\) did not start within 2 s"):
         trial(SMALL + ", actors: 3}", tmp_path, backend=RAY)  # the local Ray has 2 CPUs
+
+
+def test_gdi_i3_with_two_ray_actors_learns_cartpole(local_ray, tmp_path):
+    """The local substrate's bar (tests/gdi/test_agent.py: GDI-I3 on CartPole, 25,000 steps, mean return of the
+    last 20 training episodes >= 35), with the same 8 env slots split over 2 Ray actors."""
+    built = trial("{type: gdi-i3, actors: 2, num_envs: 4}", tmp_path, backend=RAY, steps=25_000)
+    built.agent.learn(25_000)
+    close(built)
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    returns = [r["episode_return"] for r in rows if "episode_return" in r]
+    assert np.mean(returns[-20:]) >= 35.0
