@@ -18,6 +18,7 @@ timing), so their checkpoints resume but not exactly.
 
 from __future__ import annotations
 
+import copyreg
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,25 @@ def connect(backend: Any):
             raise ZooError(f"backend.address: cannot reach a Ray cluster at {address!r} ({exc}); give 'auto', "
                            "ray://HOST:PORT, or no address for a local Ray") from None
     return ray
+
+
+def rebuild_block(kind: str, name: str, params: type, data: dict[str, Any]):
+    """A spec block made again from its plain data, with the class the spec gives it (zoo.spec.tagged_model)."""
+    from zoo.spec import tagged_model
+
+    return tagged_model(kind, name, params).model_validate(data)
+
+
+def _reduce_block(block) -> tuple:
+    kind, name = type(block).__name__.rpartition("[")[2].rstrip("]").split(":", 1)  # "Params[kind:name]"
+    return rebuild_block, (kind, name, type(block).__mro__[1], block.model_dump(mode="python"))
+
+
+def make_shippable(*blocks) -> None:
+    """Let these spec blocks pickle by their data: their classes are built at run time, which pickle cannot ship."""
+    for block in blocks:
+        if block is not None:
+            copyreg.pickle(type(block), _reduce_block)
 
 
 class WeightBoard:
@@ -158,7 +178,9 @@ class RaySystem:
         self.learner = make_learner(builder, params, net, self.server, planned_updates(params, budget))
         self.rng = np.random.default_rng(seed)
         remote = ray.remote(num_cpus=params.actor_cpus, max_restarts=self.max_restarts, max_task_retries=0)(SubstrateActor)
-        shipped = replace(context, logger=None)  # the rest pickles
+        meta = getattr(context.meta_controller, "args", [None])[0]  # the spec's meta_controller block, when given
+        make_shippable(params, context.env_params, meta)
+        shipped = replace(context, logger=None)
         self.actors = [remote.remote(builder, params, shipped, make, k, self.board) for k in range(params.actors)]
         self.pending: dict[Any, int] = {}
         self.failures = [0] * params.actors
