@@ -19,6 +19,8 @@ timing), so their checkpoints resume but not exactly.
 from __future__ import annotations
 
 import copyreg
+import os
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -132,7 +134,8 @@ class SubstrateActor:
         return version, (self.ray.get(refs[0]) if refs else None)
 
     def ready(self) -> int:
-        return self.index
+        """This actor's process id, once it is built."""
+        return os.getpid()
 
     def run(self, vector_steps: int) -> tuple[int, list, list[dict[str, np.ndarray]], int]:
         """Step every env `vector_steps` times: (transitions, finished episodes, sequences, weights version)."""
@@ -209,6 +212,10 @@ class RaySystem:
         k = self.pending.pop(ref)
         try:
             transitions, finished, sequences, self.versions[k] = self.ray.get(ref)
+        except self.ray.exceptions.ActorUnavailableError:  # restarting: ask again shortly
+            time.sleep(0.1)
+            self._launch(k)
+            return 0, []
         except self.ray.exceptions.RayActorError as exc:
             self.failures[k] += 1
             if self.failures[k] > self.max_restarts:
