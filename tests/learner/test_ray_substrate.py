@@ -6,6 +6,7 @@ spec's ray backend block (``type: ray``, no address) tells the agent to launch R
 
 import hashlib
 import json
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -146,17 +147,30 @@ def test_ray_checkpoint_gathers_every_actor(local_ray, tmp_path):
     close(b)
 
 
+def process_id(actor) -> int:
+    """The actor's process id, waiting while Ray restarts it."""
+    for _ in range(300):
+        try:
+            return ray.get(actor.ready.remote())
+        except ray.exceptions.ActorUnavailableError:
+            time.sleep(0.1)
+    raise AssertionError("the actor did not come back")
+
+
 def test_a_crashed_ray_actor_restarts_and_the_run_goes_on(local_ray, tmp_path):
     built = trial(SMALL + ", actors: 2}", tmp_path, backend=RAY)
     system = built.agent.system
     built.agent.learn(100)
-    first = ray.get(system.actors[0].ready.remote())
+    first = process_id(system.actors[0])
     ray.kill(system.actors[0], no_restart=False)
+    built.agent.learn(200)
+    assert process_id(system.actors[0]) != first
     system.versions[0] = -1
-    while system.versions[0] < 0:  # the restarted process delivers again
+    for _ in range(1000):  # the restarted process delivers again
+        if system.versions[0] >= 0:
+            break
         built.agent.train_step()
-    assert ray.get(system.actors[0].ready.remote()) != first and system.failures[1] == 0
-    built.agent.learn(100)
+    assert system.versions[0] >= 0 and system.failures[1] == 0
     close(built)
 
 
