@@ -22,7 +22,9 @@ class TrialContext:
     (vectorized actors, evaluation) call it once per copy with distinct seeds derived from ``seed``.
     ``budget`` is the trial's whole budget (``budget.unit``, ``budget.amount``), for schedules that run over it;
     ``meta_controller(behavior_space, rng)`` builds the spec's meta-controller, when there is one;
-    ``make_vector_env(num_envs, seed)`` builds the env's vector form, when its plugin registers one.
+    ``make_vector_env(num_envs, seed)`` builds the env's vector form, when its plugin registers one;
+    ``backend`` is the spec's backend block (``backend.type``: where the trial runs), for agents that
+    launch processes of their own.
     """
 
     seed: int
@@ -35,6 +37,7 @@ class TrialContext:
     meta_controller: Any = None
     torch_threads: int = 1
     make_vector_env: Callable[[int, int | None], Any] | None = None
+    backend: Any = None
 
 
 class Agent(ABC):

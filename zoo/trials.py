@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,10 @@ class Built:
     logger: MetricLogger
 
 
+def _wrapped(factory: Callable[..., Any], params: Any, wrap_env: Callable[[Any], Any], env_seed: int | None) -> Any:
+    return wrap_env(factory(params, env_seed))
+
+
 def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
                   tensorboard: bool, resume_step: int | None, wrap_env: Callable[[Any], Any] | None = None) -> TrialContext:
     """The TrialContext of one trial: env factories, a metric logger in `directory`, the budget and the meta-controller.
@@ -65,18 +70,19 @@ def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, 
     `wrap_env`, when given, wraps every env that ``make_env`` builds (``zoo enjoy`` watches them through it).
     """
     env_entry = registry.get("env", spec.env.type)
-    wrap = wrap_env or (lambda env: env)
     meta_controller = None
     if spec.meta_controller is not None:
         meta_entry = registry.get("meta_controller", spec.meta_controller.type)
-        meta_controller = lambda space, rng: meta_entry.factory(spec.meta_controller, space, rng)  # noqa: E731
+        meta_controller = partial(meta_entry.factory, spec.meta_controller)
+    # partials of the blocks, not closures over the spec, whose class is built at run time: the factories
+    # pickle, for agents that build envs in other processes
     return TrialContext(
         seed=seed, trial=trial, directory=directory, env_params=spec.env,
-        make_env=lambda env_seed: wrap(env_entry.factory(spec.env, env_seed)),
+        make_env=partial(env_entry.factory, spec.env) if wrap_env is None else partial(_wrapped, env_entry.factory, spec.env, wrap_env),
         logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
-        make_vector_env=(lambda n, env_seed: env_entry.vector_factory(spec.env, n, env_seed))
-        if env_entry.vector_factory is not None else None,
+        make_vector_env=partial(env_entry.vector_factory, spec.env) if env_entry.vector_factory is not None else None,
+        backend=spec.backend,
     )
 
 

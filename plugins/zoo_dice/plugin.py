@@ -22,7 +22,7 @@ DEFAULT_CONTROLLERS = {"none": ("gdi_bandits", BVA), "entropy": ("gdi_bandits", 
 
 
 def make_dice(params: DiCEParams, context):
-    from zoo_learner.agent import SubstrateAgent, default_controller
+    from zoo_learner.agent import default_controller, substrate_agent
 
     from .builder import DiCEBuilder
 
@@ -30,7 +30,7 @@ def make_dice(params: DiCEParams, context):
     if context.meta_controller is not None and params.ablation in ("baseline", "random"):
         raise ZooError(f"ablation '{params.ablation}' fixes the meta-controller ({name}); "
                        "remove the meta_controller block")
-    return SubstrateAgent(DiCEBuilder(params), params, context, default_controller(name, **controller_params))
+    return substrate_agent(DiCEBuilder(params), params, context, default_controller(name, **controller_params))
 
 
 @hookimpl

@@ -15,15 +15,15 @@ DEFAULT_CONTROLLERS = {
 
 def _factory(heads: int):
     def make(params: GDIParams, context):
-        from zoo_learner.agent import SubstrateAgent, default_controller
+        from zoo_learner.agent import default_controller, substrate_agent
 
         from .builder import GDIBuilder
 
         if context.meta_controller is not None and params.ablation in ("fixed_selection", "random_selection"):
             raise ZooError(f"ablation '{params.ablation}' fixes the meta-controller "
                            f"({DEFAULT_CONTROLLERS[params.ablation]}); remove the meta_controller block")
-        return SubstrateAgent(GDIBuilder(params, heads), params, context,
-                              default_controller(DEFAULT_CONTROLLERS[params.ablation]))
+        return substrate_agent(GDIBuilder(params, heads), params, context,
+                               default_controller(DEFAULT_CONTROLLERS[params.ablation]))
 
     return make
 

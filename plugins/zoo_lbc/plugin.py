@@ -17,14 +17,14 @@ FIXED = ("random_selection", "no_ucb", "no_replacement")
 
 
 def make_lbc(params: LBCParams, context):
-    from zoo_learner.agent import SubstrateAgent, default_controller
+    from zoo_learner.agent import default_controller, substrate_agent
 
     from .builder import LBCBuilder
 
     name, controller_params = DEFAULT_CONTROLLERS[params.ablation]
     if context.meta_controller is not None and params.ablation in FIXED:
         raise ZooError(f"ablation '{params.ablation}' fixes the meta-controller ({name}); remove the meta_controller block")
-    return SubstrateAgent(LBCBuilder(params), params, context, default_controller(name, **controller_params))
+    return substrate_agent(LBCBuilder(params), params, context, default_controller(name, **controller_params))
 
 
 @hookimpl

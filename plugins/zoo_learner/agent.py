@@ -11,7 +11,8 @@ import torch
 from zoo import Agent, TrialContext, ZooError
 
 from .behavior import BehaviorSpace, BestRegion, MetaController
-from .builder import AgentBuilder, LocalSystem
+from .builder import AgentBuilder, LocalSystem, actor_seed
+from .local_actors import load_local_actors, save_local_actors
 from .params import SubstrateParams
 from .state import generator_state, read_json, set_generator_state, write_json
 
@@ -43,6 +44,20 @@ def require_best_region(controller: MetaController) -> None:
                    f"use evaluation: mechanism, or one of these meta-controllers: {', '.join(valid)}")
 
 
+def make_controllers(make: ControllerFactory, space: BehaviorSpace, params: SubstrateParams,
+                     seed: int) -> list[MetaController]:
+    """Every actor's meta-controllers in actor order (per_env: one per env slot; shared: one per actor),
+    each with its own random stream spawned from `seed`."""
+    count = params.actors * (params.num_envs if params.controller_scope == "per_env" else 1)
+    return [make(space, np.random.default_rng(s)) for s in np.random.SeedSequence([seed, 1]).spawn(count)]
+
+
+def per_actor(controllers: list, actors: int) -> list[list]:
+    """`controllers` in actor order cut into one list per actor."""
+    size = len(controllers) // actors
+    return [controllers[k * size:(k + 1) * size] for k in range(actors)]
+
+
 def vector_env(context: TrialContext, num_envs: int, seed: int):
     """The env's own vector form when it has one, else a SyncVectorEnv of single envs (both NEXT_STEP autoreset)."""
     if context.make_vector_env is not None:
@@ -71,20 +86,20 @@ class SubstrateAgent(Agent):
         self.builder, self.params, self.context = builder, params, context
         self.space = builder.behavior_space()
         make = context.meta_controller or controller
-        count = params.num_envs if params.controller_scope == "per_env" else 1
-        seeds = np.random.SeedSequence([context.seed, 1]).spawn(count)
-        self.controllers = [make(self.space, np.random.default_rng(s)) for s in seeds]
+        self.controllers = make_controllers(make, self.space, params, context.seed)
         if params.evaluation == "best_region":
             require_best_region(self.controllers[0])
-        self.envs = vector_env(context, params.num_envs, context.seed)
+        seeds = [actor_seed(context.seed, k, params.num_envs) for k in range(params.actors)]
+        self.envs = [vector_env(context, params.num_envs, seed) for seed in seeds]
         self._controller_factory, self._eval_seed = make, context.seed
         try:
-            self.system = LocalSystem(builder, params, self.envs, self.controllers, seed=context.seed,
-                                      budget=context.budget)
+            self.system = LocalSystem(builder, params, self.envs, per_actor(self.controllers, params.actors),
+                                      seed=context.seed, budget=context.budget)
         except ValueError as exc:
-            self.envs.close()
+            self.close()
             raise ZooError(str(exc)) from None
-        self.system.actor.reset(seed=context.seed)
+        for actor, seed in zip(self.system.actors, seeds):
+            actor.reset(seed=seed)
 
     def train_step(self) -> None:
         """One round: the actors collect, then the learner trains on the replay."""
@@ -151,6 +166,7 @@ class SubstrateAgent(Agent):
         write_json(directory / "random.json", {"actions": generator_state(system.generator),
                                                "replay": system.rng.bit_generator.state})
         self.save_state(directory, "counters.json")
+        save_local_actors(system.actors[1:], directory)
 
     def load(self, directory: Path) -> None:
         system = self.system
@@ -167,6 +183,19 @@ class SubstrateAgent(Agent):
         self.load_state(directory, "counters.json")
         with np.load(directory / "actor.npz", allow_pickle=False) as data:
             system.actor.load_state_dict({k: data[k] for k in data.files}, weights["actor"])
+        load_local_actors(system.actors[1:], directory)
 
     def close(self) -> None:
-        self.envs.close()
+        for envs in self.envs:
+            envs.close()
+
+
+def substrate_agent(builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
+                    controller: ControllerFactory) -> SubstrateAgent:
+    """The agent for this trial's backend: with ``actors`` of 2 or more on the ray backend, Ray actor processes
+    feed a learner in this process; otherwise every actor steps in this process."""
+    if params.actors > 1 and getattr(context.backend, "type", None) == "ray":
+        from .distributed import RaySubstrateAgent
+
+        return RaySubstrateAgent(builder, params, context, controller)
+    return SubstrateAgent(builder, params, context, controller)

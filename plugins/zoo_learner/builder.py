@@ -5,11 +5,14 @@ behavior policy and loss. :class:`SubstrateParams` holds the machinery's own set
 `make_replay`, `make_learner` and `make_actor` build one component each and take the others only
 through callables (``sink``, ``pull``), so that a distributed backend can place them in
 different processes; :class:`LocalSystem` emulates the asynchronous architecture synchronously
-(actors step, then the learner trains until every sequence has been used `reuse` times), which
-keeps the actor lag exact and the run deterministic for a seed.
+(each actor steps in turn, then the learner trains until every sequence has been used `reuse`
+times), which keeps the actor lag exact and the run deterministic for a seed. The Ray launcher
+(:mod:`zoo_learner.distributed`) places the same components in actor processes.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -58,28 +61,51 @@ def make_actor(builder: AgentBuilder, params: SubstrateParams, envs, net: torch.
                        precision=params.actor_precision)
 
 
-class LocalSystem:
-    """Actors, replay and learner in this process, stepped in turn."""
+def actor_seed(seed: int, index: int, num_envs: int) -> int:
+    """The seed of actor `index`'s vector env: its envs take seeds from there on, after those of the actors before it."""
+    return seed + index * num_envs
 
-    def __init__(self, builder: AgentBuilder, params: SubstrateParams, envs, controllers: list[MetaController],
-                 *, seed: int, budget=None):
+
+def actor_generator(seed: int, index: int) -> torch.Generator:
+    """The action-sampling generator of actor `index` (actor 0: seeded with `seed` itself, as with one actor)."""
+    if index == 0:
+        return torch.Generator().manual_seed(seed)
+    return torch.Generator().manual_seed(int(np.random.SeedSequence([seed, 2, index]).generate_state(1)[0]))
+
+
+class LocalSystem:
+    """Actors, replay and learner in this process, stepped in turn.
+
+    `envs` holds one vector env per actor and `controllers` one list of meta-controllers per actor;
+    ``actor`` is the first of ``actors``.
+    """
+
+    def __init__(self, builder: AgentBuilder, params: SubstrateParams, envs: list,
+                 controllers: list[list[MetaController]], *, seed: int, budget=None):
         self.params, self.budget = params, budget
-        obs_shape = tuple(envs.single_observation_space.shape)
-        actions = int(envs.single_action_space.n)
+        obs_shape = tuple(envs[0].single_observation_space.shape)
+        actions = int(envs[0].single_action_space.n)
         torch.manual_seed(seed)
         learner_net = builder.make_network(obs_shape, actions)
-        actor_net = builder.make_network(obs_shape, actions)
+        actor_nets = [builder.make_network(obs_shape, actions) for _ in envs]
         self.server = ParameterServer(learner_net.state_dict())
         self.replay = make_replay(params)
         self.learner = make_learner(builder, params, learner_net, self.server, planned_updates(params, budget))
-        self.generator = torch.Generator().manual_seed(seed)
         self.rng = np.random.default_rng(seed)
-        self.actor = make_actor(builder, params, envs, actor_net, controllers, self.replay.add, self.server.pull,
-                                self.generator)
+        self.actors = [make_actor(builder, params, env, net, group, self.replay.add, self.server.pull,
+                                  actor_generator(seed, k))
+                       for k, (env, net, group) in enumerate(zip(envs, actor_nets, controllers))]
+        self.actor = self.actors[0]
+        self.generator = self.actor.generator
 
     def collect(self) -> tuple[int, list]:
-        """One round of acting: every env steps `length` times."""
-        return self.actor.run(self.params.length)
+        """One round of acting: every env of every actor steps `length` times (episodes numbered across actors)."""
+        transitions, finished = 0, []
+        for k, actor in enumerate(self.actors):
+            made, ended = actor.run(self.params.length)
+            transitions += made
+            finished += [replace(episode, env=episode.env + k * actor.num_envs) for episode in ended]
+        return transitions, finished
 
     def train(self, steps: int) -> list[dict[str, float]]:
         """Learner updates until fewer than a batch of sequences have uses left (`steps`: transitions so far)."""

@@ -45,7 +45,10 @@ class OptimizerParams(Params):
 class SubstrateParams(Params):
     """Actors, sequences, replay and synchronisation."""
 
-    num_envs: int = Field(default=8, ge=1, le=4096, description="env slots stepped together (actors)")
+    num_envs: int = Field(default=8, ge=1, le=4096, description="env slots stepped together by each actor")
+    actors: int = Field(default=1, ge=1, le=1024, description="actors, each with its own vector of num_envs envs and "
+                        "its meta-controllers. local backend: stepped in turn in the trial's process; ray backend (with "
+                        "2 or more): one Ray actor process each, feeding the learner in the trial's process")
     burn_in: int = Field(default=10, ge=0, le=10_000, description="burn-in rows per sequence")
     length: int = Field(default=20, ge=1, le=10_000, description="trained rows per sequence")
     batch: int = Field(default=16, ge=1, le=4096, description="sequences per learner update")
@@ -58,7 +61,10 @@ class SubstrateParams(Params):
         "of them, as ActorQ's actors (Linear and LSTMCell layers; with uint8 pixels also the Conv2d+ReLU chain of the "
         "nature and minatar torsos, calibrated on the actor's observations at each new version); the stored behavior "
         "probabilities are the int8 policy's, so the corrections stay exact")
-    controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one for all")
+    actor_cpus: float = Field(default=1.0, gt=0, le=256, description="ray backend: logical CPUs each actor process "
+                              "asks the cluster for (below 1 packs more actors than cores, e.g. 0.5 for 2 actors "
+                              "beside a trial on 2 cores)")
+    controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one per actor")
     evaluation: Literal["mechanism", "best_region"] = Field(
         default="mechanism", description="behaviors of evaluation episodes. mechanism: a fresh meta-controller of the "
         "same kind, sampled and updated episode by episode as in training; best_region: episode k is drawn uniformly "

@@ -36,6 +36,7 @@ def shrunk(name: str, ablation: str | None = None) -> dict:
         spec["agent"]["ablation"] = ablation
         spec.pop("meta_controller", None)  # the fixed-controller ablations refuse one
     spec["budget"] = {"steps": STEPS[env]}
+    spec.pop("backend", None)  # here every spec trains locally; tests/learner/test_ray_substrate.py covers Ray
     spec["logging"] = {"tensorboard": False, "progress": False}
     return spec
 

@@ -1,0 +1,299 @@
+"""The substrate's second launcher: each actor a Ray actor process, the learner in the trial's process.
+
+The components are the builder's (`make_actor`, `make_learner`, `make_replay`); only their placement
+changes. Each :class:`SubstrateActor` owns a vector env, its meta-controllers and a copy of the
+network, and pulls weights every ``pull_every`` vector steps from a :class:`WeightBoard`: the learner
+puts each pushed state dict in Ray's object store once (``ray.put``) and posts its reference there
+with a version number, so an actor acts with weights some updates old, and V-trace and Retrace
+correct that lag with the behavior probabilities stored in each sequence. An actor's work arrives as
+the result of its `run` call (sequences, finished episodes, the version it acted with); the learner
+adds the sequences to its replay, sends the actor its next call at once and trains while the other
+actors step. A crashed actor process is restarted by Ray (``max_restarts``, fresh envs and
+meta-controllers) and the run goes on; once an actor has failed more often than that, the run stops
+with an error naming it.
+
+Ray is imported only when a run asks for it. Runs on Ray are not deterministic (the lag depends on
+timing), so their checkpoints resume but not exactly.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from zoo import TrialContext, ZooError
+
+from .agent import ControllerFactory, SubstrateAgent, make_controllers, per_actor, require_best_region, vector_env
+from .builder import AgentBuilder, actor_generator, actor_seed, make_actor, make_learner, make_replay, planned_updates
+from .params import SubstrateParams
+from .state import generator_state, read_json, set_generator_state, write_json
+
+#: times Ray restarts a crashed actor process before the run stops
+MAX_RESTARTS = 3
+#: seconds the actors may take to start (placement on CPUs included) before the run stops
+START_TIMEOUT = 120.0
+
+
+def connect(backend: Any):
+    """The ray module, connected: to ``backend.address`` (None: a new local Ray) unless this process already is."""
+    try:
+        import ray
+    except ImportError:
+        raise ZooError("actors on the ray backend need Ray: pip install 'zoo-rl[ray]'") from None
+    if not ray.is_initialized():
+        address = getattr(backend, "address", None)
+        try:
+            ray.init(address=address, log_to_driver=False, include_dashboard=False)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ZooError(f"backend.address: cannot reach a Ray cluster at {address!r} ({exc}); give 'auto', "
+                           "ray://HOST:PORT, or no address for a local Ray") from None
+    return ray
+
+
+def rebuild_block(kind: str, name: str, params: type, data: dict[str, Any]):
+    """A spec block made again from its plain data, with the class the spec gives it (zoo.spec.tagged_model)."""
+    from zoo.spec import tagged_model
+
+    return tagged_model(kind, name, params).model_validate(data)
+
+
+def _reduce_block(block) -> tuple:
+    kind, name = type(block).__name__.rpartition("[")[2].rstrip("]").split(":", 1)  # "Params[kind:name]"
+    return rebuild_block, (kind, name, type(block).__mro__[1], block.model_dump(mode="python"))
+
+
+def make_shippable(*blocks) -> None:
+    """Let these spec blocks pickle by their data: their classes are built at run time, which pickle cannot ship."""
+    for block in blocks:
+        if block is not None:
+            copyreg.pickle(type(block), _reduce_block)
+
+
+class WeightBoard:
+    """The newest weights' version and object-store reference (wrapped in a list, so Ray hands it on unresolved)."""
+
+    def __init__(self):
+        self.version, self.refs = -1, []
+
+    def post(self, version: int, refs: list) -> None:
+        if version > self.version:
+            self.version, self.refs = version, refs
+
+    def pull(self, known: int) -> tuple[int, list]:
+        """(newest version, [its reference]), or (newest version, []) when the caller already acts with it."""
+        return self.version, (self.refs if self.version != known else [])
+
+
+class ObjectStoreServer:
+    """The learner's parameter server under Ray: a push puts the state dict in the object store and posts it."""
+
+    def __init__(self, ray, board, params: dict[str, torch.Tensor]):
+        self.ray, self.board, self.version = ray, board, -1
+        ray.get(self.push(params))  # version 0 is on the board before any actor asks
+
+    def push(self, params: dict[str, torch.Tensor]):
+        """Post `params` as the next version (the board handles one caller's posts in order); returns the call."""
+        self.version += 1
+        return self.board.post.remote(self.version, [self.ray.put(params)])
+
+
+class SubstrateActor:
+    """Actor `index` of a trial in a Ray worker process: its vector env, meta-controllers and network copy.
+
+    Its envs, meta-controllers and action generator are seeded as those of the same actor under the
+    local launcher. `run` returns what it made since the last call; `state`/`load_state` carry its
+    meta-controllers, generator and step count through checkpoints.
+    """
+
+    def __init__(self, builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
+                 make: ControllerFactory, index: int, board):
+        import ray
+
+        torch.set_num_threads(max(1, context.torch_threads))
+        self.ray, self.board, self.index = ray, board, index
+        space = builder.behavior_space()
+        self.controllers = per_actor(make_controllers(make, space, params, context.seed), params.actors)[index]
+        self.seed = actor_seed(context.seed, index, params.num_envs)
+        self.envs = vector_env(context, params.num_envs, self.seed)
+        net = builder.make_network(tuple(self.envs.single_observation_space.shape),
+                                   int(self.envs.single_action_space.n))
+        self.sequences: list[dict[str, np.ndarray]] = []
+        self.actor = make_actor(builder, params, self.envs, net, self.controllers, self.sequences.append, self._pull,
+                                actor_generator(context.seed, index))
+        self.actor.reset(seed=self.seed)
+
+    def _pull(self) -> tuple[int, dict | None]:
+        version, refs = self.ray.get(self.board.pull.remote(self.actor.version))
+        return version, (self.ray.get(refs[0]) if refs else None)
+
+    def ready(self) -> int:
+        """This actor's process id, once it is built."""
+        return os.getpid()
+
+    def run(self, vector_steps: int) -> tuple[int, list, list[dict[str, np.ndarray]], int]:
+        """Step every env `vector_steps` times: (transitions, finished episodes, sequences, weights version)."""
+        transitions, finished = self.actor.run(vector_steps)
+        offset = self.index * self.actor.num_envs
+        sequences, self.sequences[:] = list(self.sequences), []
+        return transitions, [replace(e, env=e.env + offset) for e in finished], sequences, self.actor.version
+
+    def meta_controllers(self) -> list:
+        return self.controllers
+
+    def state(self) -> dict[str, Any]:
+        return {"controllers": [c.state_dict() for c in self.controllers], "vector_steps": self.actor.vector_steps,
+                "generator": generator_state(self.actor.generator)}
+
+    def load_state(self, state: dict[str, Any], seed: int) -> None:
+        """Restore `state` and start every env on a new episode seeded from `seed`."""
+        for controller, saved in zip(self.controllers, state["controllers"]):
+            controller.load_state_dict(saved)
+        set_generator_state(self.actor.generator, state["generator"])
+        self.actor.vector_steps = int(state["vector_steps"])
+        self.actor.reset(seed=actor_seed(seed, self.index, self.actor.num_envs))
+
+class RaySystem:
+    """The learner and replay in this process, `params.actors` :class:`SubstrateActor` processes feeding them.
+
+    Same interface as :class:`~zoo_learner.builder.LocalSystem`: `collect` waits for the next
+    actor's result and hands that actor its next call; `train` runs the learner on the replay.
+    """
+
+    def __init__(self, builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
+                 make: ControllerFactory, *, seed: int, budget=None):
+        self.ray = ray = connect(context.backend)
+        self.params, self.budget, self.max_restarts = params, budget, MAX_RESTARTS
+        probe = context.make_env(seed)
+        obs_shape, actions = tuple(probe.observation_space.shape), int(probe.action_space.n)
+        probe.close()
+        torch.manual_seed(seed)
+        self.board = ray.remote(num_cpus=0)(WeightBoard).remote()
+        net = builder.make_network(obs_shape, actions)
+        self.server = ObjectStoreServer(ray, self.board, net.state_dict())
+        self.replay = make_replay(params)
+        self.learner = make_learner(builder, params, net, self.server, planned_updates(params, budget))
+        self.rng = np.random.default_rng(seed)
+        remote = ray.remote(num_cpus=params.actor_cpus, max_restarts=self.max_restarts, max_task_retries=0)(SubstrateActor)
+        meta = getattr(context.meta_controller, "args", [None])[0]  # the spec's meta_controller block, when given
+        make_shippable(params, context.env_params, meta)
+        shipped = replace(context, logger=None)
+        self.actors = [remote.remote(builder, params, shipped, make, k, self.board) for k in range(params.actors)]
+        self.pending: dict[Any, int] = {}
+        self.failures = [0] * params.actors
+        self.versions = [-1] * params.actors
+        self._started()
+
+    def _started(self) -> None:
+        ready, _ = self.ray.wait([a.ready.remote() for a in self.actors], num_returns=len(self.actors),
+                                 timeout=START_TIMEOUT)
+        if len(ready) < len(self.actors):
+            free = self.ray.available_resources().get("CPU", 0)
+            self.close()
+            raise ZooError(f"agent.actors: {len(self.actors) - len(ready)} of {len(self.actors)} Ray actors "
+                           f"({self.params.actor_cpus:g} CPU each) did not start within {START_TIMEOUT:.0f} s; the "
+                           f"cluster has {free:g} CPUs free: lower actors or actor_cpus, or add nodes")
+        self.ray.get(ready)  # an actor that failed to build raises its error here
+
+    def _launch(self, k: int) -> None:
+        self.pending[self.actors[k].run.remote(self.params.length)] = k
+
+    def collect(self) -> tuple[int, list]:
+        """The next actor's `length` vector steps (0 and no episodes when its process crashed and restarts)."""
+        for k in set(range(len(self.actors))) - set(self.pending.values()):
+            self._launch(k)
+        (ref,), _ = self.ray.wait(list(self.pending), num_returns=1)
+        k = self.pending.pop(ref)
+        try:
+            transitions, finished, sequences, self.versions[k] = self.ray.get(ref)
+        except self.ray.exceptions.ActorUnavailableError:  # restarting: ask again shortly
+            time.sleep(0.1)
+            self._launch(k)
+            return 0, []
+        except self.ray.exceptions.RayActorError as exc:
+            self.failures[k] += 1
+            if self.failures[k] > self.max_restarts:
+                raise ZooError(f"substrate actor {k} failed {self.failures[k]} times (Ray restarts it at most "
+                               f"{self.max_restarts} times): {exc}") from None
+            self._launch(k)
+            return 0, []
+        self._launch(k)
+        for sequence in sequences:
+            self.replay.add(sequence)
+        return transitions, finished
+
+    def train(self, steps: int) -> list[dict[str, float]]:
+        """Learner updates until fewer than a batch of sequences have uses left (`steps`: transitions so far)."""
+        self.learner.planned = planned_updates(self.params, self.budget, steps, self.replay.added)
+        metrics = []
+        while self.replay.ready(self.params.batch):
+            metrics.append(self.learner.update(self.replay.sample(self.params.batch, self.rng)))
+        return metrics
+
+    def gather(self, method: str, *args_per_actor) -> list:
+        """Call `method` on every actor (after its pending run) and return the results in actor order."""
+        calls = [getattr(a, method).remote(*(args[k] for args in args_per_actor)) for k, a in enumerate(self.actors)]
+        return self.ray.get(calls)
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+        self.ray.kill(self.board)
+        self.pending.clear()
+
+
+class RaySubstrateAgent(SubstrateAgent):
+    """A substrate agent whose actors are Ray actor processes (``actors`` of them); see the module docstring.
+
+    Checkpoints hold the learner, the replay, the replay's random state, the counters and every actor's
+    meta-controllers, action generator and step count (``controllers.json`` in the local launcher's
+    layout). After a resume each actor pulls the learner's weights and starts new episodes.
+    """
+
+    def __init__(self, builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
+                 controller: ControllerFactory):
+        self.builder, self.params, self.context = builder, params, context
+        self.space = builder.behavior_space()
+        make = context.meta_controller or controller
+        if params.evaluation == "best_region":
+            require_best_region(make(self.space, np.random.default_rng(context.seed)))
+        self._controller_factory, self._eval_seed = make, context.seed
+        self.exact_resume = False
+        self.system = RaySystem(builder, params, context, make, seed=context.seed, budget=context.budget)
+
+    @property
+    def controllers(self) -> list:
+        """Every actor's meta-controllers, fetched from the actors, in actor order."""
+        return [c for group in self.system.gather("meta_controllers") for c in group]
+
+    def save(self, directory: Path) -> None:
+        system = self.system
+        torch.save(system.learner.state_dict(), directory / "learner.pt")
+        np.savez(directory / "replay.npz", **system.replay.state_dict())
+        states = system.gather("state")
+        write_json(directory / "controllers.json", [c for state in states for c in state["controllers"]])
+        write_json(directory / "actors.json", [{k: v for k, v in s.items() if k != "controllers"} for s in states])
+        write_json(directory / "random.json", {"replay": system.rng.bit_generator.state})
+        self.save_state(directory, "counters.json", weights_version=system.server.version)
+
+    def load(self, directory: Path) -> None:
+        system = self.system
+        system.learner.load_state_dict(torch.load(directory / "learner.pt", weights_only=True))
+        with np.load(directory / "replay.npz", allow_pickle=False) as data:
+            system.replay.load_state_dict({k: data[k] for k in data.files})
+        system.rng.bit_generator.state = read_json(directory / "random.json")["replay"]
+        counters = self.load_state(directory, "counters.json")
+        system.server.version = int(counters["weights_version"]) - 1
+        system.server.push(system.learner.net.state_dict())
+        controllers = per_actor(read_json(directory / "controllers.json"), self.params.actors)
+        states = [{**s, "controllers": c} for s, c in zip(read_json(directory / "actors.json"), controllers)]
+        system.gather("load_state", states, [self.context.seed + self._steps] * len(states))
+
+    def close(self) -> None:
+        self.system.close()
