@@ -112,9 +112,11 @@ def test_a_killed_worker_is_replaced_and_its_trial_ends_with_the_uninterrupted_n
 
 
 def test_ctrl_c_stops_the_ray_tasks_at_a_checkpoint_and_resume_finishes_the_run(tmp_path):
-    reference, _ = train(tmp_path, "reference", LOCAL, episodes=60, every=6)
+    # long enough that the stop, sent when the first checkpoint reaches the driver, finds the task still
+    # training even on a loaded machine (the stop travels through the stop actor, read every SCAN_SECONDS)
+    reference, _ = train(tmp_path, "reference", LOCAL, episodes=300, every=6)
     source = tmp_path / "stopped.yaml"
-    source.write_text(SPEC.format(backend=RAY, trials=1, episodes=60, every=6))
+    source.write_text(SPEC.format(backend=RAY, trials=1, episodes=300, every=6))
     folder = prepare_run(source, get_registry(), tmp_path / "runs", tmp_path / "runs" / "stopped")
     _when_checkpointed(folder, lambda: os.kill(os.getpid(), signal.SIGINT))
     assert execute_run(folder, get_registry(), progress=False) == "interrupted"
