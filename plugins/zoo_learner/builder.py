@@ -109,8 +109,16 @@ class LocalSystem:
 
     def train(self, steps: int) -> list[dict[str, float]]:
         """Learner updates until fewer than a batch of sequences have uses left (`steps`: transitions so far)."""
-        self.learner.planned = planned_updates(self.params, self.budget, steps, self.replay.added)
-        metrics = []
-        while self.replay.ready(self.params.batch):
-            metrics.append(self.learner.update(self.replay.sample(self.params.batch, self.rng)))
-        return metrics
+        return train_on_replay(self, steps)
+
+
+def train_on_replay(system, steps: int) -> list[dict[str, float]]:
+    """Learner updates of `system` (local or Ray) until fewer than a batch of its sequences have uses left.
+
+    `steps` is the transitions made so far, from which the learner's schedules plan the updates to come.
+    """
+    system.learner.planned = planned_updates(system.params, system.budget, steps, system.replay.added)
+    metrics = []
+    while system.replay.ready(system.params.batch):
+        metrics.append(system.learner.update(system.replay.sample(system.params.batch, system.rng)))
+    return metrics

@@ -31,7 +31,16 @@ import torch
 from zoo import TrialContext, ZooError
 
 from .agent import ControllerFactory, SubstrateAgent, make_controllers, per_actor, require_best_region, vector_env
-from .builder import AgentBuilder, actor_generator, actor_seed, make_actor, make_learner, make_replay, planned_updates
+from .builder import (
+    AgentBuilder,
+    actor_generator,
+    actor_seed,
+    make_actor,
+    make_learner,
+    make_replay,
+    planned_updates,
+    train_on_replay,
+)
 from .params import SubstrateParams
 from .state import generator_state, read_json, set_generator_state, write_json
 
@@ -230,11 +239,7 @@ class RaySystem:
 
     def train(self, steps: int) -> list[dict[str, float]]:
         """Learner updates until fewer than a batch of sequences have uses left (`steps`: transitions so far)."""
-        self.learner.planned = planned_updates(self.params, self.budget, steps, self.replay.added)
-        metrics = []
-        while self.replay.ready(self.params.batch):
-            metrics.append(self.learner.update(self.replay.sample(self.params.batch, self.rng)))
-        return metrics
+        return train_on_replay(self, steps)
 
     def gather(self, method: str, *args_per_actor) -> list:
         """Call `method` on every actor (after its pending run) and return the results in actor order."""
