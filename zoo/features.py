@@ -5,6 +5,9 @@ the indices of the ones. It is either a state map, phi(s), for which a linear ag
 weight vector per action, or a state-action map, phi(s, a), with one index array per action and a
 single weight vector. Linear agents (SARSA(lambda), the GOHR linear DQN) accept either kind, so
 any feature plugin can serve any linear agent.
+
+A map whose features depend on earlier states of the episode (DISCO's velocities compare with the
+previous screen) may also define ``reset()``; the SARSA agent calls it after every env reset.
 """
 
 from __future__ import annotations

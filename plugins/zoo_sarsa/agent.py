@@ -103,6 +103,8 @@ class SarsaAgent(Agent):
 
     def _start(self, env, seed: int | None):
         env.reset(seed=seed)
+        if hasattr(self.features, "reset"):  # a map that remembers earlier screens (DISCO) starts the episode afresh
+            self.features.reset()
         active = self.features.active(env)
         self.learner.observe(active)
         return active, self.learner.choose(self.learner.q_values(active))

@@ -9,12 +9,17 @@ Jaccard similarity >= 0.8 (bounding boxes aligned at the top-left) are merged.
 Per step: each blob of the current screen whose shape belongs to a class is an instance at the
 blob's centre (at most ``cap`` per class; exact blob-shape matching stands in for the reference
 code's sliding shape match). Features, as counts (an index repeated n times has value n):
-* per class, T tilings of an R x R grid over the absolute position, plus one count of instances;
+* per class, T tilings of an R x R grid over the absolute position of each instance, plus an
+  "absent" indicator that is on when the class has no instance on the screen;
 * per pair of distinct classes and pair of their instances, T tilings of R x R over the relative
   position (dx, dy), in one of 4 sub-blocks chosen by "approaching in x" and "approaching in y"
   (|dx| and |dy| shrinking since the previous screen, instances matched to their nearest
   predecessor of the same class).
-Size: C (T R^2 + 1) + C(C-1)/2 * 4 T R^2.
+Size, for C classes: C (T R^2 + 1) + C(C-1)/2 * 4 T R^2 (the 1 is the absent indicator).
+
+The previous screen belongs to the episode: ``reset()`` forgets it, and the SARSA agent calls it
+after every env reset, so an episode's first screen is read as by a fresh extractor (no pair
+approaches) rather than against the last screen of the episode before.
 """
 
 from __future__ import annotations
@@ -111,6 +116,10 @@ class DiscoFeatures:
         self.block = tilings * resolution ** 2
         self.pairs_offset = self.classes * (self.block + 1)
         self.size = self.pairs_offset + self.classes * (self.classes - 1) // 2 * 4 * self.block
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the previous screen (a new episode starts)."""
         self.previous: list[np.ndarray] = [np.zeros((0, 2))] * self.classes
 
     def instances(self, screen: np.ndarray) -> list[np.ndarray]:
@@ -128,10 +137,11 @@ class DiscoFeatures:
         self.previous = current
         parts = []
         for c, points in enumerate(current):
+            offset = c * (self.block + 1)
             if len(points):
-                offset = c * (self.block + 1)
                 parts.append(offset + tile_code(points[:, 0], points[:, 1], WIDTH, HEIGHT, self.tilings, self.resolution))
-                parts.append(np.full(len(points), offset + self.block))
+            else:
+                parts.append(np.array([offset + self.block]))
         pair = 0
         for a in range(self.classes):
             for b in range(a + 1, self.classes):

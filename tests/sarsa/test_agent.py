@@ -144,3 +144,30 @@ def test_a_spec_trains_sarsa_bass_on_atari_and_the_report_shows_hns(tmp_path):
     assert row["game"] == "freeway" and row["source"] == "eval" and len(row["trial_scores"]) == 2
     assert row["hns"] == pytest.approx((row["score"] - 0.0) / (29.6 - 0.0))
     assert any(path.suffix == ".png" for path in written)
+
+
+def test_each_episode_of_sarsa_with_disco_starts_from_a_fresh_previous_screen(tmp_path):
+    """The agent resets DISCO at every env reset: episode 2's first screen reads as in a fresh extractor."""
+    from zoo_atari.synthetic_env import SyntheticAtariEnv
+    from zoo_sarsa.disco import DiscoFeatures
+
+    params = SarsaParams.model_validate({"features": {"type": "disco", "preprocessing_frames": 400}})
+    context = TrialContext(seed=3, trial=0, directory=tmp_path, env_params=None,
+                           make_env=lambda seed: SyntheticAtariEnv("catch"),
+                           logger=MetricLogger(tmp_path, tensorboard=False), budget=SimpleNamespace(unit="episodes"))
+    sarsa = SarsaAgent(params, context)
+    disco = sarsa.features
+    screens, read = [], disco.from_screen
+    disco.from_screen = lambda screen: screens.append((screen.copy(), read(screen))) or screens[-1][1]
+    sarsa.learn_episodes(1)
+    last, second_starts_at = screens[-1][0], len(screens)
+    sarsa.learn_episodes(1)
+    first, features = screens[second_starts_at]
+    classes = [[key for key, c in disco.class_of.items() if c == k] for k in range(disco.classes)]
+
+    def reading(*shown):
+        fresh = DiscoFeatures(disco.background, classes, tilings=disco.tilings, resolution=disco.resolution, cap=disco.cap)
+        return [fresh.from_screen(screen) for screen in shown][-1].tolist()
+
+    assert reading(last, first) != reading(first)  # on this seed the previous episode's last screen would matter
+    assert features.tolist() == reading(first)

@@ -158,7 +158,49 @@ def test_disco_adds_instances_of_a_class_in_the_same_tile():
     s[50:53, 43:46] = 0x44
     counts = np.bincount(disco.from_screen(s), minlength=disco.size)
     block = counts[square * (disco.block + 1): (square + 1) * (disco.block + 1)]
-    assert sorted(block[block > 0].tolist()) == [2] * 5  # 4 tilings + the instance count
+    assert sorted(block[block > 0].tolist()) == [2] * 4  # the same tile of each of the 4 tilings, twice
+    assert block[disco.block] == 0  # present: its absent indicator is off
+
+
+def _square_and_bar(square_x: int | None, bar: bool = True) -> np.ndarray:
+    s = np.zeros((210, 160), np.uint8)
+    if square_x is not None:
+        s[50:53, square_x:square_x + 3] = 0x44
+    if bar:
+        s[49:54, 100:102] = 0x86
+    return s
+
+
+def test_disco_absent_indicator_is_on_exactly_for_the_classes_without_an_instance():
+    background = np.zeros((210, 160), np.uint8)
+    classes = discover_classes(_disco_screens(), background)
+    disco = DiscoFeatures(background, classes, tilings=4, resolution=8)
+    square = next(c for c, keys in enumerate(classes) if shape_of(keys[0]).shape == (3, 3))
+    bar = 1 - square
+    absent = [c * (disco.block + 1) + disco.block for c in range(2)]
+    assert disco.from_screen(_square_and_bar(None, bar=False)).tolist() == sorted(absent)  # an empty screen
+    disco.reset()
+    only_bar = disco.from_screen(_square_and_bar(None))
+    assert absent[square] in only_bar and absent[bar] not in only_bar
+    assert len(only_bar) == 4 + 1  # the bar's 4 tilings and the square's absent indicator; no pair without a square
+    disco.reset()
+    both = disco.from_screen(_square_and_bar(20))
+    assert not set(absent) & set(both.tolist())
+
+
+def test_disco_reset_starts_an_episode_as_a_fresh_extractor():
+    background = np.zeros((210, 160), np.uint8)
+    classes = discover_classes(_disco_screens(), background)
+    disco = DiscoFeatures(background, classes, tilings=4, resolution=8)
+    for x in (16, 18, 20):  # episode 1: the square drifts towards the bar
+        disco.from_screen(_square_and_bar(x))
+    first_of_next = _square_and_bar(24)
+    fresh = DiscoFeatures(background, classes, tilings=4, resolution=8).from_screen(first_of_next)
+    carried_over = DiscoFeatures(background, classes, tilings=4, resolution=8)
+    carried_over.from_screen(_square_and_bar(20))
+    assert carried_over.from_screen(first_of_next).tolist() != fresh.tolist()  # the previous screen would matter
+    disco.reset()  # episode 2
+    assert disco.from_screen(first_of_next).tolist() == fresh.tolist()
 
 
 def test_known_vectors_on_a_synthetic_atari_catch_screen():
