@@ -14,18 +14,14 @@ from typing import Any
 import numpy as np
 
 from . import scores as S
+from .reference_agents import policies
 
 TABLE = "ale-scores.csv"
 
 
 def agents(facts: dict[str, Any]) -> list[float]:
-    """The baseline agents' scores of one run (none unless it ran an ale-baseline agent)."""
-    agent, trial_scores = facts["agent"], facts["trial_scores"]
-    if agent.get("type") != "ale-baseline" or not trial_scores:
-        return []
-    if agent.get("policy") != "random" and agent.get("action") == "per_trial":
-        return list(trial_scores)
-    return [float(np.mean(trial_scores))]
+    """The baseline agents' scores of one run (none unless it ran an ale-baseline agent): one per policy it played."""
+    return [float(np.mean(scores)) for _, scores in policies(facts)]
 
 
 def baseline_sets(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

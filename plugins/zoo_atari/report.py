@@ -2,10 +2,12 @@
 
 A trial's score is its mean evaluation return when the run evaluated, else its mean training
 return over the last 10% of episodes. Runs are grouped by algorithm (agent, and feature map when
-it has one); each group gets mean/median/IQM HNS with bootstrap intervals over its games, the
-baseline-set normalisation (over the report's ale-baseline runs of the game, else the ALE paper's
-3-agent proxy: ``baseline_set``), the inter-algorithm normalisation over the groups,
-score-distribution curves and paired Welch tests. Every row names the protocol that produced it.
+it has one; the ALE paper's reference agents by policy, Const and Perturb scored by their best
+action per game: ``reference_agents``); each group gets mean/median/IQM HNS with bootstrap
+intervals over its games, the baseline-set normalisation (over the report's ale-baseline runs of
+the game, else the ALE paper's 3-agent proxy: ``baseline_set``), the inter-algorithm normalisation
+over the groups of learning agents, score-distribution curves and paired Welch tests. Every row
+names the protocol that produced it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from zoo.report import final_returns, plot_learning_curves
 from zoo.stats import too_few_to_test
 from zoo.store import RunFolder, atomic_write_text, read_json
 
+from . import reference_agents
 from . import scores as S
 from .baseline_set import baseline_sets, label
 from .games import display_name
@@ -37,7 +40,7 @@ def run_facts(run: RunFolder) -> dict[str, Any]:
     features = agent.get("features", {}).get("type") if isinstance(agent.get("features"), dict) else None
     protocol = spec["env"]["protocol"]
     return {"run": run.manifest()["id"], "game": spec["env"]["game"], "protocol": protocol, "agent": agent,
-            "algorithm": agent["type"] + (f"/{features}" if features else ""),
+            "algorithm": reference_agents.algorithm(agent) or agent["type"] + (f"/{features}" if features else ""),
             "source": "eval" if evals else "training", "trial_scores": trial_scores}
 
 
@@ -66,23 +69,31 @@ def score_row(facts: dict[str, Any], baselines: dict[str, dict[str, Any]] | None
 def report_atari(runs: list[RunFolder], out: Path) -> list[Path]:
     """Write report.md, summary.json, score_distribution.png and learning_curves.png for Atari runs."""
     facts = [run_facts(run) for run in runs]
+    rows, groups, summary = summarise(facts)
+    paths = [out / "report.md", out / "summary.json", out / "score_distribution.png", out / "learning_curves.png"]
+    text = _markdown(rows, summary["aggregates"], summary["inter_algorithm"], summary["paired_welch_0.01"])
+    atomic_write_text(paths[0], text + "\n".join(reference_agents.markdown(groups, display_name) + [""]))
+    atomic_write_text(paths[1], json.dumps(summary, indent=2, default=_plain) + "\n")
+    _plot_distribution(groups, paths[2])
+    plot_learning_curves(runs, paths[3], title="training returns (running mean of 10 episodes)")
+    return paths
+
+
+def summarise(facts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """From the runs' facts (``run_facts``): the rows of the runs, the rows of each algorithm (one per game
+    for Const and Perturb: their best policy) and every number of the report."""
     baselines = baseline_sets(facts)
     rows = [score_row(f, baselines) for f in facts]
-    groups = _by_algorithm(rows)
+    groups = _by_algorithm([score_row(f, baselines) for f in reference_agents.best_per_game(facts)])
     aggregates = {name: _aggregate(group) for name, group in groups.items()}
-    inter = _inter_algorithm(groups)
+    inter = _inter_algorithm({name: group for name, group in groups.items() if not reference_agents.is_reference(name)})
     paired = {f"{a} vs {b}": list(v) for (a, b), v in S.paired_table(
         {name: {r["game"]: r["trial_scores"] for r in group} for name, group in groups.items()}).items()}
     sets = {game: {**entry, "protocols": sorted({_protocol_label(p) for p in entry["protocols"]})}
             for game, entry in baselines.items()}
     summary = {"runs": rows, "aggregates": aggregates, "baseline_sets": sets, "inter_algorithm": inter,
-               "paired_welch_0.01": paired}
-    paths = [out / "report.md", out / "summary.json", out / "score_distribution.png", out / "learning_curves.png"]
-    atomic_write_text(paths[0], _markdown(rows, aggregates, inter, paired))
-    atomic_write_text(paths[1], json.dumps(summary, indent=2, default=_plain) + "\n")
-    _plot_distribution(groups, paths[2])
-    plot_learning_curves(runs, paths[3], title="training returns (running mean of 10 episodes)")
-    return paths
+               "best_policies": reference_agents.best_policies(groups), "paired_welch_0.01": paired}
+    return rows, groups, summary
 
 
 def compare_atari(a: RunFolder, b: RunFolder) -> str:
@@ -157,7 +168,8 @@ def _markdown(rows, aggregates, inter, paired) -> str:
                      f"{_stat(a['saber'], 'median')} | {a['hwrb']} | {_num(a['baseline_normalised']['mean'])} | "
                      f"{_num(a['baseline_normalised']['median'])} |")
     if inter:
-        lines += ["", "## Inter-algorithm normalised (ALE paper)", "", "| algorithm | games | mean | median |",
+        lines += ["", "## Inter-algorithm normalised (ALE paper; over the learning agents, without the reference agents)", "",
+                  "| algorithm | games | mean | median |",
                   "|---|---|---|---|"]
         lines += [f"| {n} | {v['games']} | {v['mean']:.3f} | {v['median']:.3f} |" for n, v in sorted(inter.items())]
     if paired:

@@ -50,7 +50,10 @@ def test_const_plays_one_action_per_trial_and_the_report_normalises(runs, tmp_pa
     for row in rows.values():
         assert row["game"] == "pong" and row["protocol"]["max_episode_frames"] == 600
         assert row["hns"] == pytest.approx((row["score"] - pong[0]) / (pong[1] - pong[0]))
-    assert set(summary["aggregates"]) == {"ale-baseline"}  # same agent type: one group
+    assert set(summary["aggregates"]) == {"ale-baseline/random", "ale-baseline/const"}  # keyed by policy
+    assert summary["inter_algorithm"] == {}  # no learning agent among them
+    best = max(range(3), key=lambda t: rows[const_run.manifest()["id"]]["trial_scores"][t])
+    assert summary["best_policies"]["ale-baseline/const"]["pong"]["best_policy"] == f"action {best}"
     text = (tmp_path / "report.md").read_text()
     assert "ale2013 (max_episode_frames=600)" in text and "mean HNS" in text and "IQM HNS" in text
     # the baseline set of pong: the random agent, and one const agent per trial (trial t plays action t)
@@ -72,6 +75,75 @@ def test_baseline_agents_of_a_run():
     assert agents(facts("const", "per_trial", [1.0, 3.0])) == [1.0, 3.0]
     assert agents(facts("perturb", 4, [2.0, 4.0])) == [3.0] == agents(facts("random", "per_trial", [2.0, 4.0]))
     assert agents({"agent": {"type": "sarsa"}, "trial_scores": [5.0]}) == []
+
+
+def _facts(game, agent, scores, run=None):
+    agent = {"type": "ale-baseline", **agent} if "type" not in agent else agent
+    features = agent.get("features", {}).get("type")
+    from zoo_atari import reference_agents
+
+    algorithm = reference_agents.algorithm(agent) or agent["type"] + (f"/{features}" if features else "")
+    return {"run": run or f"{algorithm}-{game}", "game": game, "protocol": {"name": "ale2013"}, "agent": agent,
+            "algorithm": algorithm, "source": "eval", "trial_scores": scores}
+
+
+# A hand-made report: two learners, Random, Const and Perturb (3 actions each, one per trial) on two games.
+# Const's best action differs per game (1 on pong, 2 on freeway) and from its best action over both (2).
+HAND_MADE = [
+    _facts("pong", {"type": "sarsa", "features": {"type": "basic"}}, [2.0, 2.0, 2.0]),
+    _facts("pong", {"type": "sarsa", "features": {"type": "bass"}}, [4.0, 4.0, 4.0]),
+    _facts("freeway", {"type": "sarsa", "features": {"type": "basic"}}, [10.0, 10.0, 10.0]),
+    _facts("freeway", {"type": "sarsa", "features": {"type": "bass"}}, [30.0, 30.0, 30.0]),
+    _facts("pong", {"policy": "random"}, [-2.0, 0.0]),
+    _facts("freeway", {"policy": "random"}, [0.0, 0.0]),
+    _facts("pong", {"policy": "const", "action": "per_trial"}, [0.0, 6.0, 3.0]),
+    _facts("freeway", {"policy": "const", "action": "per_trial"}, [12.0, 1.0, 25.0]),
+    _facts("pong", {"policy": "perturb", "action": "per_trial"}, [2.0, 5.0, 1.0]),
+    _facts("freeway", {"policy": "perturb", "action": "per_trial"}, [11.0, 0.5, 24.0]),
+]
+
+
+def test_the_report_keys_baselines_by_policy_and_scores_const_and_perturb_by_the_best_action_per_game():
+    from zoo_atari.report import summarise
+
+    _, groups, summary = summarise(HAND_MADE)
+    assert set(groups) == {"sarsa/basic", "sarsa/bass", "ale-baseline/random", "ale-baseline/const",
+                           "ale-baseline/perturb"}
+    best = summary["best_policies"]
+    assert {game: (b["best_policy"], b["score"], b["policies"]) for game, b in best["ale-baseline/const"].items()} == {
+        "pong": ("action 1", 6.0, 3), "freeway": ("action 2", 25.0, 3)}
+    assert {game: b["best_policy"] for game, b in best["ale-baseline/perturb"].items()} == {
+        "pong": "action 1", "freeway": "action 2"}
+    const = {row["game"]: row for row in groups["ale-baseline/const"]}
+    assert const["pong"]["trial_scores"] == [6.0] and const["freeway"]["score"] == 25.0
+
+
+def test_a_fixed_action_run_is_one_policy_and_the_best_of_several_runs_is_kept():
+    from zoo_atari.reference_agents import best_per_game
+
+    runs = [_facts("pong", {"policy": "const", "action": a}, scores, run=f"const-{a}")
+            for a, scores in ((0, [1.0, 3.0]), (4, [5.0, 1.0, 3.0]), (7, [2.0, 2.0]))]
+    (best,) = best_per_game(runs)
+    assert (best["run"], best["best_policy"], best["trial_scores"], best["policies"]) == ("const-4", "action 4",
+                                                                                          [5.0, 1.0, 3.0], 3)
+
+
+def test_the_reference_agents_make_the_baseline_set_and_stay_out_of_the_inter_algorithm_range():
+    from zoo_atari.report import summarise
+
+    rows, groups, summary = summarise(HAND_MADE)
+    # baseline set of pong: Random's mean -1, Const 0 6 3, Perturb 2 5 1 (the learners are not in it)
+    assert sorted(summary["baseline_sets"]["pong"]["scores"]) == [-1.0, 0.0, 1.0, 2.0, 3.0, 5.0, 6.0]
+    assert sorted(summary["baseline_sets"]["freeway"]["scores"]) == [0.0, 0.5, 1.0, 11.0, 12.0, 24.0, 25.0]
+    normalised = {(r["algorithm"], r["game"]): r["baseline_normalised"] for group in groups.values() for r in group}
+    assert normalised[("sarsa/bass", "freeway")] == pytest.approx(30 / 25)  # above every baseline agent
+    assert normalised[("sarsa/bass", "pong")] == pytest.approx(5 / 7)
+    assert normalised[("ale-baseline/const", "pong")] == pytest.approx(1.0)  # its best action is the set's maximum
+    # inter-algorithm: the range of each game over the two learners only
+    assert summary["inter_algorithm"] == {
+        "sarsa/basic": {"games": 2, "mean": 0.0, "median": 0.0},
+        "sarsa/bass": {"games": 2, "mean": 1.0, "median": 1.0}}
+    assert summary["aggregates"]["ale-baseline/const"]["baseline_normalised"]["mean"] == pytest.approx(1.0)
 
 
 def test_without_baseline_runs_the_ale_table_gives_a_three_agent_proxy():
