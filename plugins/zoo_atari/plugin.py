@@ -74,7 +74,7 @@ def register_agents(register):
     from .baselines import BaselineParams
 
     register(AgentEntry(name="ale-baseline", params=BaselineParams, factory=make_baseline,
-                        description="the ALE paper's reference policies: random, const, perturb"))
+                        description="the ALE paper's reference policies random, const, perturb (three agents in the report)"))
 
 
 def _report(runs, out):
