@@ -56,6 +56,8 @@ def test_const_plays_one_action_per_trial_and_the_report_normalises(runs, tmp_pa
     assert summary["best_policies"]["ale-baseline/const"]["pong"]["best_policy"] == f"action {best}"
     text = (tmp_path / "report.md").read_text()
     assert "ale2013 (max_episode_frames=600)" in text and "mean HNS" in text and "IQM HNS" in text
+    assert f"| ale-baseline/const | Pong | action {best} | 3 |" in text
+    assert "ale-baseline/random" not in text.split("## Const and Perturb")[1]  # Random plays no fixed action
     # the baseline set of pong: the random agent, and one const agent per trial (trial t plays action t)
     random_row, const_row = rows[random_run.manifest()["id"]], rows[const_run.manifest()["id"]]
     members = [np.mean(random_row["trial_scores"]), *const_row["trial_scores"]]
