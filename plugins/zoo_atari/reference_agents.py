@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .games import display_name
+
 AGENT = "ale-baseline"
 BEST_OF_ACTIONS = ("const", "perturb")
 
@@ -76,7 +78,7 @@ def best_policies(groups: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str
             for name, group in sorted(groups.items()) if group and "best_policy" in group[0]}
 
 
-def markdown(groups: dict[str, list[dict[str, Any]]], display_name) -> list[str]:
+def markdown(groups: dict[str, list[dict[str, Any]]]) -> list[str]:
     """The report section listing the best action of each game for Const and Perturb."""
     table = best_policies(groups)
     if not table:

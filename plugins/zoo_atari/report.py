@@ -72,7 +72,7 @@ def report_atari(runs: list[RunFolder], out: Path) -> list[Path]:
     rows, groups, summary = summarise(facts)
     paths = [out / "report.md", out / "summary.json", out / "score_distribution.png", out / "learning_curves.png"]
     text = _markdown(rows, summary["aggregates"], summary["inter_algorithm"], summary["paired_welch_0.01"])
-    atomic_write_text(paths[0], text + "\n".join(reference_agents.markdown(groups, display_name) + [""]))
+    atomic_write_text(paths[0], text + "\n".join(reference_agents.markdown(groups) + [""]))
     atomic_write_text(paths[1], json.dumps(summary, indent=2, default=_plain) + "\n")
     _plot_distribution(groups, paths[2])
     plot_learning_curves(runs, paths[3], title="training returns (running mean of 10 episodes)")
