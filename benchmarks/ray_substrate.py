@@ -7,9 +7,15 @@ the same wall time:
   ray     the same spec with `actors: 2` on a local Ray of 2 CPUs: two Ray actor processes of
           `--envs / 2` envs each, the learner in this process (the same 8 env slots in all);
   ppo     SB3 PPO on a SubprocVecEnv of 2 env processes (the peer: 2 processes stepping envs).
-Then the object store's costs: a sequence handed from an actor process to the learner, the learner's
-push (``ray.put`` of the state dict) and an actor's pull of a new version (from the weight board and the
-object store), each per item, median of repeats. Ray's own start-up is reported apart.
+Where the time goes, in CPU milliseconds per agent step (CPU time, so that other load on the machine
+does not blur it): single process, acting (env steps, inference, sequence writing) a and learning
+(replay sampling, updates, weight pushes) l; on Ray, the learner process's learning, receiving and
+idle time, each actor's busy share of the wall time, its weight pulls and CPU, and the CPU of Ray's
+own processes. The overhead o is the Ray run's CPU per step beyond a + l. With one single-threaded
+learner on 2 cores the speedup is at most min(2 (a+l) / (a+l+o), (a+l) / l): the two cores' CPU
+over the step's, or the learner alone. Then the object store's costs: a sequence handed from an
+actor process to the learner, the learner's push (``ray.put`` of the state dict) and an actor's
+fetch of a new version, each per item, median of repeats. Ray's own start-up is reported apart.
 
     python benchmarks/ray_substrate.py [--seconds 20] [--envs 8] [--worlds breakout gohr]
 """
@@ -22,6 +28,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -50,23 +58,131 @@ def spec(world: str, agent: str):
     return load_spec_text(f"env: {env}\nagent: {agent}\nbudget: {{steps: 10000000}}\n", get_registry())
 
 
-def gdi_rate(world: str, envs: int, actors: int, seconds: float, folder: Path) -> float:
-    """Agent steps per wall-second of GDI-I3's training loop (after a warm-up round)."""
+class Clock:
+    """Wall and CPU seconds spent in chosen methods of objects in this process, by label."""
+
+    def __init__(self):
+        self.wall, self.cpu = defaultdict(float), defaultdict(float)
+
+    def wrap(self, obj, name: str, label: str) -> None:
+        method = getattr(obj, name)
+
+        def timed(*args, **kwargs):
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self.wall[label] += time.perf_counter() - wall
+                self.cpu[label] += time.process_time() - cpu
+
+        setattr(obj, name, timed)
+
+
+def timed_actor_class():
+    """SubstrateActor that also keeps its busy time (in `run`), its pulls' time and its process's CPU time."""
+    from zoo_learner.distributed import SubstrateActor
+
+    class TimedActor(SubstrateActor):
+        def __init__(self, *args, **kwargs):
+            self.busy = self.pulling = 0.0
+            super().__init__(*args, **kwargs)
+
+        def run(self, *args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return super().run(*args, **kwargs)
+            finally:
+                self.busy += time.perf_counter() - start
+
+        def _pull(self):
+            start = time.perf_counter()
+            try:
+                return super()._pull()
+            finally:
+                self.pulling += time.perf_counter() - start
+
+        def clock(self) -> dict[str, float]:
+            return {"wall": time.perf_counter(), "busy": self.busy, "pulling": self.pulling, "cpu": time.process_time()}
+
+    return TimedActor
+
+
+def children_cpu() -> dict[int, tuple[str, float]]:
+    """CPU seconds so far of every process descended from this one (Ray's daemons and workers), from /proc."""
+    ticks, parents, stats = os.sysconf("SC_CLK_TCK"), {}, {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue
+            name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+            parents[int(entry.name)] = int(rest[1])
+            stats[int(entry.name)] = (name, (int(rest[11]) + int(rest[12])) / ticks)
+    found, frontier = {}, [os.getpid()]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in found:
+                found[pid] = stats[pid]
+                frontier.append(pid)
+    return found
+
+
+@dataclass
+class Measured:
+    """A training loop's agent steps per wall-second and its time split, in milliseconds per agent step."""
+
+    rate: float
+    split: dict[str, float] = field(default_factory=dict)
+    actors: list[dict[str, float]] = field(default_factory=list)
+
+
+def gdi_rate(world: str, envs: int, actors: int, seconds: float, folder: Path) -> Measured:
+    """GDI-I3's training loop (after a warm-up round): agent steps per wall-second and where the time went."""
     from zoo.registry import get_registry
     from zoo.run import build_trial
 
     text = spec(world, f"{{type: gdi-i3, num_envs: {envs // actors}, actors: {actors}, {WORLDS[world][1]}}}")
     if actors > 1:
+        from zoo_learner import distributed
+
         text = text.model_copy(update={"backend": RAY})
-    built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
-    agent = built.agent
+        plain, distributed.SubstrateActor = distributed.SubstrateActor, timed_actor_class()
+    try:
+        built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
+    finally:
+        if actors > 1:
+            distributed.SubstrateActor = plain
+    agent, system, clock = built.agent, built.agent.system, Clock()
     try:
         for _ in range(2 * actors):
             agent.train_step()
-        start, steps = time.perf_counter(), agent.steps
+        clock.wrap(system, "collect", "collect")
+        clock.wrap(system, "train", "train")
+        clock.wrap(system.server, "push", "push")
+        remote = actors > 1
+        if remote:
+            ray = system.ray
+            before = ray.get([a.clock.remote() for a in system.actors]), children_cpu()
+        start, cpu, steps = time.perf_counter(), time.process_time(), agent.steps
         while time.perf_counter() - start < seconds:
             agent.train_step()
-        return (agent.steps - steps) / (time.perf_counter() - start)
+        wall, cpu, steps = time.perf_counter() - start, time.process_time() - cpu, agent.steps - steps
+        per_step = {f"{k} wall": 1e3 * v / steps for k, v in clock.wall.items()}
+        per_step |= {f"{k} cpu": 1e3 * v / steps for k, v in clock.cpu.items()}
+        per_step |= {"wall": 1e3 * wall / steps, "process cpu": 1e3 * cpu / steps}
+        measured = Measured(steps / wall, per_step)
+        if remote:
+            after = ray.get([a.clock.remote() for a in system.actors]), children_cpu()
+            for old, new in zip(*(clocks for clocks, _ in (before, after))):
+                measured.actors.append({k: (new[k] - old[k]) / (new["wall"] - old["wall"]) if k != "cpu" else
+                                        1e3 * (new[k] - old[k]) / steps for k in ("busy", "pulling", "cpu")})
+            actor_pids = set(ray.get([a.ready.remote() for a in system.actors]))
+            daemons = sum(cpu - before[1].get(pid, ("", 0.0))[1] for pid, (_, cpu) in after[1].items()
+                          if pid not in actor_pids)
+            per_step["ray daemons cpu"] = 1e3 * daemons / steps
+        return measured
     finally:
         agent.close()
         built.logger.close()
@@ -158,6 +274,28 @@ def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict
             "weights MB": sum(t.numel() * t.element_size() for t in weights.values()) / 1e6}
 
 
+def print_split(local: Measured, remote: Measured) -> None:
+    """Where each setting's time went, the overhead of the Ray one and the speedup bound that allows."""
+    acting, learning = local.split["collect cpu"], local.split["train cpu"]
+    print(f"{'':12s}local: acting a {acting:.3f} + learning l {learning:.3f} ms CPU per step "
+          f"({acting / (acting + learning):.0%} acting), {local.split['wall']:.3f} ms wall per step (the process "
+          f"had a core {local.split['process cpu'] / local.split['wall']:.0%} of the time)")
+    split = remote.split
+    idle = split["collect wall"] - split["collect cpu"]
+    print(f"{'':12s}ray learner: learning {split['train cpu'] - split['push cpu']:.3f} + pushing "
+          f"{split['push cpu']:.3f} + receiving {split['collect cpu']:.3f} ms CPU per step, waiting for actors "
+          f"{idle:.3f} of {split['wall']:.3f} ms wall ({idle / split['wall']:.0%})")
+    for k, actor in enumerate(remote.actors):
+        print(f"{'':12s}ray actor {k}: busy {actor['busy']:.0%} of the wall time (pulling weights "
+              f"{actor['pulling']:.0%}), {actor['cpu']:.3f} ms CPU per step")
+    total = split["process cpu"] + sum(a["cpu"] for a in remote.actors) + split["ray daemons cpu"]
+    overhead = total - acting - learning
+    cores, alone = 2 * (acting + learning) / (acting + learning + overhead), (acting + learning) / learning
+    print(f"{'':12s}ray: {total:.3f} ms CPU per step (Ray's own processes {split['ray daemons cpu']:.3f}), "
+          f"overhead o {overhead:.3f}; bound min(2(a+l)/(a+l+o) {cores:.2f}, (a+l)/l {alone:.2f}) = "
+          f"x{min(cores, alone):.2f}, measured x{remote.rate / local.rate:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=20.0, help="wall time each way of training is measured for")
@@ -176,8 +314,10 @@ def main():
             local = gdi_rate(world, args.envs, 1, args.seconds, Path(tmp, f"{world}-local"))
             remote = gdi_rate(world, args.envs, 2, args.seconds, Path(tmp, f"{world}-ray"))
             ppo = ppo_rate(world, args.seconds)
-            print(f"  {world:9s} gdi-i3 local {local:7.0f}   gdi-i3 2 Ray actors {remote:7.0f} (x{remote / local:.2f} "
-                  f"of local)   SB3 PPO 2 subprocesses {ppo:7.0f} (ray x{remote / ppo:.2f} of it)")
+            print(f"  {world:9s} gdi-i3 local {local.rate:7.0f}   gdi-i3 2 Ray actors {remote.rate:7.0f} "
+                  f"(x{remote.rate / local.rate:.2f} of local)   SB3 PPO 2 subprocesses {ppo:7.0f} "
+                  f"(ray x{remote.rate / ppo:.2f} of it)")
+            print_split(local, remote)
         for world in args.worlds:
             cost = object_store_costs(ray, world, Path(tmp, f"{world}-costs"))
             print(f"  {world:9s} object store: {cost['sequence']:.3f} ms per sequence ({cost['sequence MB']:.2f} MB), "
