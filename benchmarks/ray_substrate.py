@@ -220,7 +220,6 @@ def ppo_rate(world: str, seconds: float) -> float:
 
 def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict[str, float]:
     """Milliseconds per sequence handed from an actor process to this one, per push and per pull of a new version."""
-    from zoo_learner.distributed import WeightBoard
     from zoo_learner.replay import FIELDS
 
     from zoo.registry import get_registry
@@ -245,17 +244,15 @@ def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict
         def give(self, count):
             return self.items[:count]
 
-        def pull(self, board, known):
+        def pull(self, weights):
             start = time.perf_counter()
-            version, refs = ray.get(board.pull.remote(known))
-            ray.get(refs[0])
+            ray.get(weights[0])
             return time.perf_counter() - start
 
     holder = Holder.remote(sequences)
-    board = ray.remote(num_cpus=0)(WeightBoard).remote()
     ray.get(holder.give.remote(0))
     per_sequence, push, pull = [], [], []
-    for version in range(repeats):
+    for _ in range(repeats):
         start = time.perf_counter()
         ray.get(holder.give.remote(0))
         empty = time.perf_counter() - start
@@ -263,11 +260,10 @@ def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict
         ray.get(holder.give.remote(len(sequences)))
         per_sequence.append((time.perf_counter() - start - empty) / len(sequences))
         start = time.perf_counter()
-        ray.get(board.post.remote(version, [ray.put(weights)]))
+        reference = [ray.put(weights)]  # in a list, as the learner hands it to its actors
         push.append(time.perf_counter() - start)
-        pull.append(ray.get(holder.pull.remote(board, version - 1)))
+        pull.append(ray.get(holder.pull.remote(reference)))
     ray.kill(holder)
-    ray.kill(board)
     size = sum(a.nbytes for a in sequences[0].values()) / 1e6
     return {"sequence": 1e3 * statistics.median(per_sequence), "sequence MB": size,
             "push": 1e3 * statistics.median(push), "pull": 1e3 * statistics.median(pull),
