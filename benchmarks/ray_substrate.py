@@ -1,8 +1,8 @@
 """Training throughput of the distributed substrate: agent steps per wall-second, acting and learning together.
 
 On each world (Breakout with the Agent57 protocol, as benchmarks/gdi_actor.py sets it up, and a GOHR rule
-with the settings of examples/gohr-gdi-i3.yaml), three ways of training run one after the other for
-the same wall time:
+with the settings of examples/gohr-gdi-i3.yaml), three ways of training take turns, `--rounds` slots
+each, for the same wall time in all, and each reports its median slot:
   local   GDI-I3 on the single-process substrate (one actor of `--envs` envs, the learner in turn);
   ray     the same spec with `actors: 2` on a local Ray of 2 CPUs: two Ray actor processes of
           `--envs / 2` envs each, the learner in this process (the same 8 env slots in all);
@@ -13,11 +13,12 @@ does not blur it): single process, acting (env steps, inference, sequence writin
 idle time, each actor's busy share of the wall time, its weight pulls and CPU, and the CPU of Ray's
 own processes. The overhead o is the Ray run's CPU per step beyond a + l. With one single-threaded
 learner on 2 cores the speedup is at most min(2 (a+l) / (a+l+o), (a+l) / l): the two cores' CPU
-over the step's, or the learner alone. Then the object store's costs: a sequence handed from an
+over the step's, or the learner alone (on Ray the learner process also receives and pushes, so its
+own CPU per step l' stands for l there). Then the object store's costs: a sequence handed from an
 actor process to the learner, the learner's push (``ray.put`` of the state dict) and an actor's
 fetch of a new version, each per item, median of repeats. Ray's own start-up is reported apart.
 
-    python benchmarks/ray_substrate.py [--seconds 20] [--envs 8] [--worlds breakout gohr]
+    python benchmarks/ray_substrate.py [--seconds 30] [--rounds 5] [--envs 8] [--worlds breakout gohr]
 """
 
 from __future__ import annotations
@@ -131,91 +132,111 @@ def children_cpu() -> dict[int, tuple[str, float]]:
 
 @dataclass
 class Measured:
-    """A training loop's agent steps per wall-second and its time split, in milliseconds per agent step."""
+    """A training loop's agent steps per wall-second (median over rounds) and its time split per agent step."""
 
     rate: float
     split: dict[str, float] = field(default_factory=dict)
     actors: list[dict[str, float]] = field(default_factory=list)
 
 
-def gdi_rate(world: str, envs: int, actors: int, seconds: float, folder: Path) -> Measured:
-    """GDI-I3's training loop (after a warm-up round): agent steps per wall-second and where the time went."""
-    from zoo.registry import get_registry
-    from zoo.run import build_trial
+class GdiLoop:
+    """GDI-I3's training loop on one world, run in slots of wall time; keeps each slot's rate and the time split.
 
-    text = spec(world, f"{{type: gdi-i3, num_envs: {envs // actors}, actors: {actors}, {WORLDS[world][1]}}}")
-    if actors > 1:
-        from zoo_learner import distributed
+    With `actors` > 1 the actors are Ray actor processes (timed as :func:`timed_actor_class` does).
+    """
 
-        text = text.model_copy(update={"backend": RAY})
-        plain, distributed.SubstrateActor = distributed.SubstrateActor, timed_actor_class()
-    try:
-        built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
-    finally:
-        if actors > 1:
-            distributed.SubstrateActor = plain
-    agent, system, clock = built.agent, built.agent.system, Clock()
-    try:
-        for _ in range(2 * actors):
-            agent.train_step()
-        clock.wrap(system, "collect", "collect")
-        clock.wrap(system, "train", "train")
-        clock.wrap(system.server, "push", "push")
-        remote = actors > 1
-        if remote:
-            ray = system.ray
-            before = ray.get([a.clock.remote() for a in system.actors]), children_cpu()
-        start, cpu, steps = time.perf_counter(), time.process_time(), agent.steps
+    def __init__(self, world: str, envs: int, actors: int, folder: Path):
+        from zoo.registry import get_registry
+        from zoo.run import build_trial
+
+        text = spec(world, f"{{type: gdi-i3, num_envs: {envs // actors}, actors: {actors}, {WORLDS[world][1]}}}")
+        self.remote = actors > 1
+        if self.remote:
+            from zoo_learner import distributed
+
+            text = text.model_copy(update={"backend": RAY})
+            plain, distributed.SubstrateActor = distributed.SubstrateActor, timed_actor_class()
+        try:
+            self.built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
+        finally:
+            if self.remote:
+                distributed.SubstrateActor = plain
+        self.agent, self.system, self.clock = self.built.agent, self.built.agent.system, Clock()
+        for _ in range(2 * actors):  # warm-up: every actor delivers
+            self.agent.train_step()
+        for name in ("collect", "train"):
+            self.clock.wrap(self.system, name, name)
+        self.clock.wrap(self.system.server, "push", "push")
+        self.rates, self.steps, self.wall, self.cpu, self.daemons = [], 0, 0.0, 0.0, 0.0
+        self.actor_totals = [defaultdict(float) for _ in range(actors)] if self.remote else []
+
+    def run(self, seconds: float) -> None:
+        system = self.system
+        if self.remote:
+            actors, processes = system.ray.get([a.clock.remote() for a in system.actors]), children_cpu()
+        start, cpu, steps = time.perf_counter(), time.process_time(), self.agent.steps
         while time.perf_counter() - start < seconds:
-            agent.train_step()
-        wall, cpu, steps = time.perf_counter() - start, time.process_time() - cpu, agent.steps - steps
-        per_step = {f"{k} wall": 1e3 * v / steps for k, v in clock.wall.items()}
-        per_step |= {f"{k} cpu": 1e3 * v / steps for k, v in clock.cpu.items()}
-        per_step |= {"wall": 1e3 * wall / steps, "process cpu": 1e3 * cpu / steps}
-        measured = Measured(steps / wall, per_step)
-        if remote:
-            after = ray.get([a.clock.remote() for a in system.actors]), children_cpu()
-            for old, new in zip(*(clocks for clocks, _ in (before, after))):
-                measured.actors.append({k: (new[k] - old[k]) / (new["wall"] - old["wall"]) if k != "cpu" else
-                                        1e3 * (new[k] - old[k]) / steps for k in ("busy", "pulling", "cpu")})
-            actor_pids = set(ray.get([a.ready.remote() for a in system.actors]))
-            daemons = sum(cpu - before[1].get(pid, ("", 0.0))[1] for pid, (_, cpu) in after[1].items()
-                          if pid not in actor_pids)
-            per_step["ray daemons cpu"] = 1e3 * daemons / steps
-        return measured
-    finally:
-        agent.close()
-        built.logger.close()
+            self.agent.train_step()
+        wall, steps = time.perf_counter() - start, self.agent.steps - steps
+        self.rates.append(steps / wall)
+        self.steps, self.wall, self.cpu = self.steps + steps, self.wall + wall, self.cpu + time.process_time() - cpu
+        if self.remote:
+            after = system.ray.get([a.clock.remote() for a in system.actors])
+            for totals, old, new in zip(self.actor_totals, actors, after):
+                for key in new:
+                    totals[key] += new[key] - old[key]
+            pids = set(system.ray.get([a.ready.remote() for a in system.actors]))
+            self.daemons += sum(cpu - processes.get(pid, ("", 0.0))[1]
+                                for pid, (_, cpu) in children_cpu().items() if pid not in pids)
+
+    def measured(self) -> Measured:
+        """The median slot rate; CPU and wall milliseconds per agent step; each actor's busy and pulling shares."""
+        per_step = {f"{k} wall": 1e3 * v / self.steps for k, v in self.clock.wall.items()}
+        per_step |= {f"{k} cpu": 1e3 * v / self.steps for k, v in self.clock.cpu.items()}
+        per_step |= {"wall": 1e3 * self.wall / self.steps, "process cpu": 1e3 * self.cpu / self.steps,
+                     "ray daemons cpu": 1e3 * self.daemons / self.steps}
+        actors = [{"busy": t["busy"] / t["wall"], "pulling": t["pulling"] / t["wall"],
+                   "cpu": 1e3 * t["cpu"] / self.steps} for t in self.actor_totals]
+        return Measured(statistics.median(self.rates), per_step, actors)
+
+    def close(self) -> None:
+        self.agent.close()
+        self.built.logger.close()
 
 
-def ppo_rate(world: str, seconds: float) -> float:
-    """Agent steps per wall-second of SB3 PPO's learn() on a 2-process SubprocVecEnv (after a warm-up rollout)."""
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import SubprocVecEnv
+class PpoLoop:
+    """SB3 PPO's learn() on a 2-process SubprocVecEnv, run in slots of wall time (after a warm-up rollout)."""
 
-    from zoo.registry import get_registry
+    def __init__(self, world: str):
+        from stable_baselines3 import PPO
+        from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    env_block = spec(world, "{type: ppo}").env
-    entry = get_registry().get("env", env_block.type)
-    envs = SubprocVecEnv([lambda i=i: entry.factory(env_block, i) for i in range(2)])
-    policy = "CnnPolicy" if world == "breakout" else "MlpPolicy"
-    model = PPO(policy, envs, n_steps=128, batch_size=64, device="cpu", seed=0)
+        from zoo.registry import get_registry
 
-    class Clock(BaseCallback):
-        def _on_training_start(self):
-            self.start, self.steps = time.perf_counter(), self.num_timesteps
+        env_block = spec(world, "{type: ppo}").env
+        entry = get_registry().get("env", env_block.type)
+        self.envs = SubprocVecEnv([lambda i=i: entry.factory(env_block, i) for i in range(2)])
+        policy = "CnnPolicy" if world == "breakout" else "MlpPolicy"
+        self.model = PPO(policy, self.envs, n_steps=128, batch_size=64, device="cpu", seed=0)
+        self.model.learn(256)
+        self.rates = []
 
-        def _on_step(self) -> bool:
-            return time.perf_counter() - self.start < seconds
+    def run(self, seconds: float) -> None:
+        from stable_baselines3.common.callbacks import BaseCallback
 
-    try:
-        model.learn(256)
-        clock = Clock()
-        model.learn(10**9, callback=clock, reset_num_timesteps=False)
-        return (model.num_timesteps - clock.steps) / (time.perf_counter() - clock.start)
-    finally:
-        envs.close()
+        class Stop(BaseCallback):
+            def _on_training_start(self):
+                self.start, self.steps = time.perf_counter(), self.num_timesteps
+
+            def _on_step(self) -> bool:
+                return time.perf_counter() - self.start < seconds
+
+        stop = Stop()
+        self.model.learn(10**9, callback=stop, reset_num_timesteps=False)
+        self.rates.append((self.model.num_timesteps - stop.steps) / (time.perf_counter() - stop.start))
+
+    def close(self) -> None:
+        self.envs.close()
 
 
 def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict[str, float]:
@@ -280,21 +301,26 @@ def print_split(local: Measured, remote: Measured) -> None:
     idle = split["collect wall"] - split["collect cpu"]
     print(f"{'':12s}ray learner: learning {split['train cpu'] - split['push cpu']:.3f} + pushing "
           f"{split['push cpu']:.3f} + receiving {split['collect cpu']:.3f} ms CPU per step, waiting for actors "
-          f"{idle:.3f} of {split['wall']:.3f} ms wall ({idle / split['wall']:.0%})")
+          f"{idle:.3f} of {split['wall']:.3f} ms wall ({idle / split['wall']:.0%}); it had a core "
+          f"{split['process cpu'] / split['wall']:.0%} of the time")
     for k, actor in enumerate(remote.actors):
         print(f"{'':12s}ray actor {k}: busy {actor['busy']:.0%} of the wall time (pulling weights "
               f"{actor['pulling']:.0%}), {actor['cpu']:.3f} ms CPU per step")
     total = split["process cpu"] + sum(a["cpu"] for a in remote.actors) + split["ray daemons cpu"]
     overhead = total - acting - learning
     cores, alone = 2 * (acting + learning) / (acting + learning + overhead), (acting + learning) / learning
+    learner = (acting + learning) / split["process cpu"]
     print(f"{'':12s}ray: {total:.3f} ms CPU per step (Ray's own processes {split['ray daemons cpu']:.3f}), "
           f"overhead o {overhead:.3f}; bound min(2(a+l)/(a+l+o) {cores:.2f}, (a+l)/l {alone:.2f}) = "
-          f"x{min(cores, alone):.2f}, measured x{remote.rate / local.rate:.2f}")
+          f"x{min(cores, alone):.2f}; with the Ray learner's own l' {split['process cpu']:.3f}: "
+          f"x{min(cores, learner):.2f}; measured x{remote.rate / local.rate:.2f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=20.0, help="wall time each way of training is measured for")
+    parser.add_argument("--seconds", type=float, default=30.0, help="wall time each way of training is measured for")
+    parser.add_argument("--rounds", type=int, default=5, help="the three ways take turns in this many slots (each "
+                        "reports its median slot), so that other load on the machine hits them alike")
     parser.add_argument("--envs", type=int, default=8, help="env slots of the substrate runs (split over 2 Ray actors)")
     parser.add_argument("--worlds", nargs="+", default=list(WORLDS), choices=list(WORLDS))
     args = parser.parse_args()
@@ -304,12 +330,19 @@ def main():
     start = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     print(f"{cpu_description()}\nRay {ray.__version__} start-up (local, 2 CPUs): {time.perf_counter() - start:.1f} s")
-    print(f"agent steps per wall-second, {args.seconds:g} s each, torch threads = 1:")
+    print(f"agent steps per wall-second, {args.seconds:g} s each in {args.rounds} turns (median), torch threads = 1:")
     with tempfile.TemporaryDirectory() as tmp:
         for world in args.worlds:
-            local = gdi_rate(world, args.envs, 1, args.seconds, Path(tmp, f"{world}-local"))
-            remote = gdi_rate(world, args.envs, 2, args.seconds, Path(tmp, f"{world}-ray"))
-            ppo = ppo_rate(world, args.seconds)
+            loops = [GdiLoop(world, args.envs, 1, Path(tmp, f"{world}-local")),
+                     GdiLoop(world, args.envs, 2, Path(tmp, f"{world}-ray")), PpoLoop(world)]
+            try:
+                for _ in range(args.rounds):
+                    for loop in loops:
+                        loop.run(args.seconds / args.rounds)
+            finally:
+                for loop in loops:
+                    loop.close()
+            local, remote, ppo = loops[0].measured(), loops[1].measured(), statistics.median(loops[2].rates)
             print(f"  {world:9s} gdi-i3 local {local.rate:7.0f}   gdi-i3 2 Ray actors {remote.rate:7.0f} "
                   f"(x{remote.rate / local.rate:.2f} of local)   SB3 PPO 2 subprocesses {ppo:7.0f} "
                   f"(ray x{remote.rate / ppo:.2f} of it)")
