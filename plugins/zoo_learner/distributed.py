@@ -2,15 +2,17 @@
 
 The components are the builder's (`make_actor`, `make_learner`, `make_replay`); only their placement
 changes. Each :class:`SubstrateActor` owns a vector env, its meta-controllers and a copy of the
-network, and pulls weights every ``pull_every`` vector steps from a :class:`WeightBoard`: the learner
-puts each pushed state dict in Ray's object store once (``ray.put``) and posts its reference there
-with a version number, so an actor acts with weights some updates old, and V-trace and Retrace
-correct that lag with the behavior probabilities stored in each sequence. An actor's work arrives as
-the result of its `run` call (sequences, finished episodes, the version it acted with); the learner
-adds the sequences to its replay, sends the actor its next call at once and trains while the other
-actors step. A crashed actor process is restarted by Ray (``max_restarts``, fresh envs and
-meta-controllers) and the run goes on; once an actor has failed more often than that, the run stops
-with an error naming it.
+network. The learner puts each pushed state dict in Ray's object store once (``ray.put``) and hands
+the newest reference, with its version number, to every `run` call it sends an actor; the actor
+fetches those weights at its next pull (every ``pull_every`` vector steps) when they are new to it.
+So an actor acts with weights some updates old, and V-trace and Retrace correct that lag with the
+behavior probabilities stored in each sequence. An actor's work arrives as the result of its `run`
+call (sequences, finished episodes, the version it acted with). Each actor has ``CALLS_AHEAD``
+calls queued, so that while the learner trains every actor steps on, and a result is waiting when
+the learner asks for the next one; the learner adds its sequences to the replay and queues that
+actor's next call at once. A crashed actor process is restarted by Ray (``max_restarts``, fresh
+envs and meta-controllers, first weights) and the run goes on without the calls it had queued;
+once an actor has failed more often than that, the run stops with an error naming it.
 
 Ray is imported only when a run asks for it. Runs on Ray are not deterministic (the lag depends on
 timing), so their checkpoints resume but not exactly.
@@ -48,6 +50,8 @@ from .state import generator_state, read_json, set_generator_state, write_json
 MAX_RESTARTS = 3
 #: seconds the actors may take to start (placement on CPUs included) before the run stops
 START_TIMEOUT = 120.0
+#: `run` calls queued on each actor: one to hand the learner while the next is being stepped
+CALLS_AHEAD = 2
 
 
 def connect(backend: Any):
@@ -85,48 +89,37 @@ def make_shippable(*blocks) -> None:
             copyreg.pickle(type(block), _reduce_block)
 
 
-class WeightBoard:
-    """The newest weights' version and object-store reference (wrapped in a list, so Ray hands it on unresolved)."""
-
-    def __init__(self):
-        self.version, self.refs = -1, []
-
-    def post(self, version: int, refs: list) -> None:
-        if version > self.version:
-            self.version, self.refs = version, refs
-
-    def pull(self, known: int) -> tuple[int, list]:
-        """(newest version, [its reference]), or (newest version, []) when the caller already acts with it."""
-        return self.version, (self.refs if self.version != known else [])
-
-
 class ObjectStoreServer:
-    """The learner's parameter server under Ray: a push puts the state dict in the object store and posts it."""
+    """The learner's parameter server under Ray: a push puts the state dict in the object store once.
 
-    def __init__(self, ray, board, params: dict[str, torch.Tensor]):
-        self.ray, self.board, self.version = ray, board, -1
-        ray.get(self.push(params))  # version 0 is on the board before any actor asks
+    `newest` is (version, [reference]): the list keeps Ray from resolving the reference when it is
+    an argument of a call, so an actor fetches the weights only when it needs them.
+    """
 
-    def push(self, params: dict[str, torch.Tensor]):
-        """Post `params` as the next version (the board handles one caller's posts in order); returns the call."""
+    def __init__(self, ray, params: dict[str, torch.Tensor]):
+        self.ray, self.version = ray, -1
+        self.push(params)
+
+    def push(self, params: dict[str, torch.Tensor]) -> None:
         self.version += 1
-        return self.board.post.remote(self.version, [self.ray.put(params)])
+        self.newest = self.version, [self.ray.put(params)]
 
 
 class SubstrateActor:
     """Actor `index` of a trial in a Ray worker process: its vector env, meta-controllers and network copy.
 
     Its envs, meta-controllers and action generator are seeded as those of the same actor under the
-    local launcher. `run` returns what it made since the last call; `state`/`load_state` carry its
-    meta-controllers, generator and step count through checkpoints.
+    local launcher; it starts acting with `weights` ((version, [reference]), the learner's first).
+    `run` returns what it made since the last call; `state`/`load_state` carry its meta-controllers,
+    generator and step count through checkpoints.
     """
 
     def __init__(self, builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
-                 make: ControllerFactory, index: int, board):
+                 make: ControllerFactory, index: int, weights: tuple[int, list]):
         import ray
 
         torch.set_num_threads(max(1, context.torch_threads))
-        self.ray, self.board, self.index = ray, board, index
+        self.ray, self.offered, self.index = ray, weights, index
         space = builder.behavior_space()
         self.controllers = per_actor(make_controllers(make, space, params, context.seed), params.actors)[index]
         self.seed = actor_seed(context.seed, index, params.num_envs)
@@ -139,15 +132,22 @@ class SubstrateActor:
         self.actor.reset(seed=self.seed)
 
     def _pull(self) -> tuple[int, dict | None]:
-        version, refs = self.ray.get(self.board.pull.remote(self.actor.version))
-        return version, (self.ray.get(refs[0]) if refs else None)
+        """The newest version handed to this actor, and its weights from the object store when they are new here."""
+        version, (ref,) = self.offered
+        return version, (self.ray.get(ref) if version != self.actor.version else None)
 
     def ready(self) -> int:
         """This actor's process id, once it is built."""
         return os.getpid()
 
-    def run(self, vector_steps: int) -> tuple[int, list, list[dict[str, np.ndarray]], int]:
-        """Step every env `vector_steps` times: (transitions, finished episodes, sequences, weights version)."""
+    def run(self, vector_steps: int, weights: tuple[int, list] | None = None
+            ) -> tuple[int, list, list[dict[str, np.ndarray]], int]:
+        """Step every env `vector_steps` times: (transitions, finished episodes, sequences, weights version).
+
+        `weights`: the learner's newest (version, [reference]), taken up at the actor's next pull.
+        """
+        if weights is not None and weights[0] > self.offered[0]:
+            self.offered = weights
         transitions, finished = self.actor.run(vector_steps)
         offset = self.index * self.actor.num_envs
         sequences, self.sequences[:] = list(self.sequences), []
@@ -160,8 +160,9 @@ class SubstrateActor:
         return {"controllers": [c.state_dict() for c in self.controllers], "vector_steps": self.actor.vector_steps,
                 "generator": generator_state(self.actor.generator)}
 
-    def load_state(self, state: dict[str, Any], seed: int) -> None:
-        """Restore `state` and start every env on a new episode seeded from `seed`."""
+    def load_state(self, state: dict[str, Any], seed: int, weights: tuple[int, list]) -> None:
+        """Restore `state` and start every env on a new episode seeded from `seed`, acting with `weights`."""
+        self.offered = weights
         for controller, saved in zip(self.controllers, state["controllers"]):
             controller.load_state_dict(saved)
         set_generator_state(self.actor.generator, state["generator"])
@@ -171,8 +172,9 @@ class SubstrateActor:
 class RaySystem:
     """The learner and replay in this process, `params.actors` :class:`SubstrateActor` processes feeding them.
 
-    Same interface as :class:`~zoo_learner.builder.LocalSystem`: `collect` waits for the next
-    actor's result and hands that actor its next call; `train` runs the learner on the replay.
+    Same interface as :class:`~zoo_learner.builder.LocalSystem`: `collect` takes the oldest actor
+    result (waiting only when none is ready) and queues that actor's next call; `train` runs the
+    learner on the replay.
     """
 
     def __init__(self, builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
@@ -183,9 +185,9 @@ class RaySystem:
         obs_shape, actions = tuple(probe.observation_space.shape), int(probe.action_space.n)
         probe.close()
         torch.manual_seed(seed)
-        self.board = ray.remote(num_cpus=0)(WeightBoard).remote()
         net = builder.make_network(obs_shape, actions)
-        self.server = ObjectStoreServer(ray, self.board, net.state_dict())
+        self.server = ObjectStoreServer(ray, net.state_dict())
+        self.first = self.server.newest  # held, so that a restarted actor finds its constructor's weights
         self.replay = make_replay(params)
         self.learner = make_learner(builder, params, net, self.server, planned_updates(params, budget))
         self.rng = np.random.default_rng(seed)
@@ -193,7 +195,7 @@ class RaySystem:
         meta = getattr(context.meta_controller, "args", [None])[0]  # the spec's meta_controller block, when given
         make_shippable(params, context.env_params, meta)
         shipped = replace(context, logger=None)
-        self.actors = [remote.remote(builder, params, shipped, make, k, self.board) for k in range(params.actors)]
+        self.actors = [remote.remote(builder, params, shipped, make, k, self.first) for k in range(params.actors)]
         self.pending: dict[Any, int] = {}
         self.failures = [0] * params.actors
         self.versions = [-1] * params.actors
@@ -210,29 +212,40 @@ class RaySystem:
                            f"cluster has {free:g} CPUs free: lower actors or actor_cpus, or add nodes")
         self.ray.get(ready)  # an actor that failed to build raises its error here
 
-    def _launch(self, k: int) -> None:
-        self.pending[self.actors[k].run.remote(self.params.length)] = k
+    def _queue(self) -> None:
+        """Top every actor up to CALLS_AHEAD pending calls, each handing it the newest weights."""
+        queued = [0] * len(self.actors)
+        for k in self.pending.values():
+            queued[k] += 1
+        for k, actor in enumerate(self.actors):
+            for _ in range(CALLS_AHEAD - queued[k]):
+                self.pending[actor.run.remote(self.params.length, self.server.newest)] = k
+
+    def _forget(self, k: int) -> None:
+        """Drop actor `k`'s queued calls: its process died, and they with it."""
+        self.pending = {ref: j for ref, j in self.pending.items() if j != k}
 
     def collect(self) -> tuple[int, list]:
-        """The next actor's `length` vector steps (0 and no episodes when its process crashed and restarts)."""
-        for k in set(range(len(self.actors))) - set(self.pending.values()):
-            self._launch(k)
-        (ref,), _ = self.ray.wait(list(self.pending), num_returns=1)
-        k = self.pending.pop(ref)
+        """The oldest result's `length` vector steps (0 and no episodes when its actor crashed and restarts)."""
+        self._queue()
+        (ready,), _ = self.ray.wait(list(self.pending), num_returns=1)
+        k = self.pending[ready]
+        ref = next(r for r, j in self.pending.items() if j == k)  # its oldest call: an actor runs them in order
+        del self.pending[ref]
         try:
             transitions, finished, sequences, self.versions[k] = self.ray.get(ref)
         except self.ray.exceptions.ActorUnavailableError:  # restarting: ask again shortly
+            self._forget(k)
             time.sleep(0.1)
-            self._launch(k)
             return 0, []
         except self.ray.exceptions.RayActorError as exc:
+            self._forget(k)
             self.failures[k] += 1
             if self.failures[k] > self.max_restarts:
                 raise ZooError(f"substrate actor {k} failed {self.failures[k]} times (Ray restarts it at most "
                                f"{self.max_restarts} times): {exc}") from None
-            self._launch(k)
             return 0, []
-        self._launch(k)
+        self._queue()
         for sequence in sequences:
             self.replay.add(sequence)
         return transitions, finished
@@ -249,7 +262,6 @@ class RaySystem:
     def close(self) -> None:
         for actor in self.actors:
             self.ray.kill(actor)
-        self.ray.kill(self.board)
         self.pending.clear()
 
 
@@ -298,7 +310,8 @@ class RaySubstrateAgent(SubstrateAgent):
         system.server.push(system.learner.net.state_dict())
         controllers = per_actor(read_json(directory / "controllers.json"), self.params.actors)
         states = [{**s, "controllers": c} for s, c in zip(read_json(directory / "actors.json"), controllers)]
-        system.gather("load_state", states, [self.context.seed + self._steps] * len(states))
+        count = len(states)
+        system.gather("load_state", states, [self.context.seed + self._steps] * count, [system.server.newest] * count)
 
     def close(self) -> None:
         self.system.close()

@@ -7,6 +7,7 @@ spec's ray backend block (``type: ray``, no address) tells the agent to launch R
 import hashlib
 import json
 import time
+from collections import Counter
 from types import SimpleNamespace
 
 import numpy as np
@@ -126,6 +127,16 @@ def test_weights_reach_ray_actors_with_versions_that_advance(local_ray, tmp_path
     assert system.learner.updates > 0 and system.replay.added > 0 and max(lags) > 0  # the actors lag the learner
     rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert all(np.isfinite(r["learner/loss"]) for r in rows if "learner/loss" in r)
+    close(built)
+
+
+def test_ray_actors_keep_calls_queued_while_the_learner_works(local_ray, tmp_path):
+    built = trial(SMALL + ", actors: 2}", tmp_path, backend=RAY)
+    system = built.agent.system
+    system.collect()  # the learner takes one result; each actor still has CALLS_AHEAD calls to step through
+    ready, _ = ray.wait(list(system.pending), num_returns=len(system.pending), timeout=60)
+    assert distributed.CALLS_AHEAD >= 2
+    assert Counter(system.pending[ref] for ref in ready) == {0: distributed.CALLS_AHEAD, 1: distributed.CALLS_AHEAD}
     close(built)
 
 
