@@ -70,7 +70,8 @@ def connect(params: RayParams):
     try:
         ray.init(address=params.address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise ZooError(f"backend.address '{params.address}': cannot join the Ray cluster ({_first_line(exc)}); "
+        token = "" if os.environ.get("RAY_AUTH_MODE") else " (a cluster with token authentication also needs RAY_AUTH_MODE=token here)"
+        raise ZooError(f"backend.address '{params.address}': cannot join the Ray cluster ({_first_line(exc)}){token}; "
                        "start one with 'ray start --head', or give no address to start Ray on this machine") from None
     return ray
 
