@@ -23,8 +23,10 @@ from ray.cluster_utils import Cluster
 from ray_runs import LOCAL, RAY, numbers, train, write_spec
 
 from zoo.cli import main
+from zoo.ray_backend import connect
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
+from zoo.spec import RayBackend
 
 DOCS = Path(__file__).parents[1] / "docs" / "ray.md"
 
@@ -79,6 +81,21 @@ def test_zoo_train_joins_the_cluster_by_any_address_and_the_results_land_in_its_
     assert numbers(run) == reference["short"]
 
 
+def test_a_ray_client_whose_server_failed_to_start_connects_again(cluster, monkeypatch):
+    init, calls = ray.init, []
+
+    def init_failing_first(*args, **kwargs):  # as the head's client server does now and then (ray-project/ray#63202)
+        calls.append(kwargs["address"])
+        if len(calls) == 1:
+            raise ConnectionAbortedError("Initialization failure from server: Starting Ray client server failed.")
+        return init(*args, **kwargs)
+
+    monkeypatch.setattr(ray, "init", init_failing_first)
+    address = f"ray://127.0.0.1:{cluster.client_port}"
+    assert connect(RayBackend(type="ray", address=address)) is ray
+    assert calls == [address, address] and ray.is_initialized()
+
+
 def cluster_commands() -> list[list[str]]:
     """The zoo commands of docs/ray.md's block that needs a Ray cluster."""
     text = DOCS.read_text(encoding="utf-8")
@@ -117,7 +134,7 @@ class _Warnings(logging.Handler):
 
 def test_a_node_removed_mid_trial_has_its_trial_restart_on_the_other_node_with_the_uninterrupted_numbers(
         cluster, reference, tmp_path):
-    ray.init(f"ray://127.0.0.1:{cluster.client_port}", logging_level="WARNING")  # the driver is off the cluster
+    connect(RayBackend(type="ray", address=f"ray://127.0.0.1:{cluster.client_port}"))  # the driver is off the cluster
     source = write_spec(tmp_path, "spec", RAY, trials=2, episodes=60, every=6)
     folder = prepare_run(source, get_registry(), tmp_path / "runs", tmp_path / "driver" / "run")
     second, seen = cluster.second, {}

@@ -40,6 +40,9 @@ log = logging.getLogger("zoo")
 SCAN_SECONDS = 0.5
 #: seconds to wait for a cluster's address to answer
 CONNECT_TIMEOUT = 5.0
+#: connections tried through the Ray Client: its server on the head starts a process for each client, and
+#: that process sometimes dies as it starts (https://github.com/ray-project/ray/issues/63202)
+CLIENT_TRIES = 3
 INSTALL_HINT = "the ray backend needs Ray, which is not installed: pip install 'zoo-rl[ray]'"
 
 
@@ -67,13 +70,26 @@ def connect(params: RayParams):
     if params.address is None:
         ray.init(num_cpus=params.workers * params.torch_threads, include_dashboard=False, **options)
         return ray
-    try:
-        ray.init(address=params.address, **options)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        token = "" if os.environ.get("RAY_AUTH_MODE") else " (a cluster with token authentication also needs RAY_AUTH_MODE=token here)"
-        raise ZooError(f"backend.address '{params.address}': cannot join the Ray cluster ({_first_line(exc)}){token}; "
-                       "start one with 'ray start --head', or give no address to start Ray on this machine") from None
-    return ray
+    tries = CLIENT_TRIES if params.address.startswith("ray://") else 1
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(address=params.address, **options)
+            return ray
+        except ConnectionAbortedError as exc:  # the Ray Client's server failed to start this client's own
+            failure = exc
+            ray.shutdown()  # whatever the failed connection left
+            if attempt < tries:
+                log.info(f"backend.address '{params.address}': the Ray Client's server failed to start "
+                         f"({_first_line(exc)}); connecting again, try {attempt + 1} of {tries}")
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise _cannot_join(params.address, exc) from None
+    raise _cannot_join(params.address, failure)
+
+
+def _cannot_join(address: str, exc: Exception) -> ZooError:
+    token = "" if os.environ.get("RAY_AUTH_MODE") else " (a cluster with token authentication also needs RAY_AUTH_MODE=token here)"
+    return ZooError(f"backend.address '{address}': cannot join the Ray cluster ({_first_line(exc)}){token}; "
+                    "start one with 'ray start --head', or give no address to start Ray on this machine")
 
 
 def _check_reachable(address: str) -> None:
