@@ -39,12 +39,13 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A head of 1 CPU serving the Ray Client, and a second node of 1 CPU whose temp folder is its own."""
+    """A head of 1 CPU serving the Ray Client, and a second node of 1 CPU, with a custom resource, whose temp folder
+    is its own."""
     client_port = free_port()
     cluster = Cluster(initialize_head=True, head_node_args={
         "num_cpus": 1, "ray_client_server_port": client_port, "include_dashboard": False})
     scratch = tmp_path_factory.mktemp("second-node-tmp")
-    second = cluster.add_node(num_cpus=1, env_vars={"TMPDIR": str(scratch)})
+    second = cluster.add_node(num_cpus=1, resources={"second-node": 1}, env_vars={"TMPDIR": str(scratch)})
     cluster.wait_for_nodes()
     cluster.client_port, cluster.second, cluster.second_scratch = client_port, second, scratch
     yield cluster
@@ -79,6 +80,36 @@ def test_zoo_train_joins_the_cluster_by_any_address_and_the_results_land_in_its_
     assert code == 0
     assert "type: ray" in (run / "spec.yaml").read_text()
     assert numbers(run) == reference["short"]
+
+
+def test_trial_groups_that_ask_for_a_custom_resource_train_on_the_node_that_has_it(cluster, reference, tmp_path):
+    backend = f"{{type: ray, address: 'ray://127.0.0.1:{cluster.client_port}', workers: 2, resources: {{second-node: 1}}}}"
+    spec = write_spec(tmp_path, "spec", backend, trials=2)
+    seen, done = set(), threading.Event()
+
+    def watch_the_second_node():
+        while not done.is_set():
+            seen.update(path.name for path in cluster.second_scratch.glob("zoo-ray-*"))
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch_the_second_node, daemon=True)
+    watcher.start()
+    try:
+        assert main(["train", str(spec), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 0
+    finally:
+        done.set()
+        watcher.join()
+    assert len(seen) == 2, f"not both trials trained on the node with the resource: {sorted(seen)}"
+    assert numbers(tmp_path / "run") == reference["short"]
+
+
+def test_a_resource_no_node_has_is_refused_before_the_run_folder_is_made(cluster, tmp_path, capsys):
+    backend = f"{{type: ray, address: '{cluster.address}', resources: {{no-such-node: 1}}}}"
+    spec = write_spec(tmp_path, "spec", backend)
+    assert main(["train", str(spec), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: backend.resources: no node of the Ray cluster has 'no-such-node'; "
+                                               "give a node it with ray start --resources, or leave it out")
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_ray_client_whose_server_failed_to_start_connects_again(cluster, monkeypatch):

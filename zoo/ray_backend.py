@@ -58,23 +58,33 @@ def import_ray():
 def connect(params: RayParams):
     """Start Ray on this machine (no address) or join the cluster at ``params.address``; returns the ray module.
 
-    An address that does not answer within CONNECT_TIMEOUT seconds is a ZooError. A Ray that this
-    process already runs (started by an earlier run, or by the caller) is used as it is.
+    An address that does not answer within CONNECT_TIMEOUT seconds is a ZooError, as is a cluster
+    where no node has a resource of ``params.resources``. A Ray that this process already runs
+    (started by an earlier run, or by the caller) is used as it is.
     """
     ray = import_ray()
     if params.address is not None:
         _check_reachable(params.address)
-    if ray.is_initialized():
-        return ray
+    if not ray.is_initialized():
+        _start_or_join(ray, params)
+    missing = sorted(set(params.resources) - set(ray.cluster_resources()))
+    if missing:
+        raise ZooError(f"backend.resources: no node of the Ray cluster has {', '.join(map(repr, missing))}; "
+                       "give a node it with ray start --resources, or leave it out")
+    return ray
+
+
+def _start_or_join(ray, params: RayParams) -> None:
     options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-    if params.address is None:
-        ray.init(num_cpus=params.workers * params.torch_threads, include_dashboard=False, **options)
-        return ray
+    if params.address is None:  # this machine's Ray has what the run's trial groups at once ask for
+        ray.init(num_cpus=params.workers * params.torch_threads, include_dashboard=False,
+                 resources={name: amount * params.workers for name, amount in params.resources.items()}, **options)
+        return
     tries = CLIENT_TRIES if params.address.startswith("ray://") else 1
     for attempt in range(1, tries + 1):
         try:
             ray.init(address=params.address, **options)
-            return ray
+            return
         except ConnectionAbortedError as exc:  # the Ray Client's server failed to start this client's own
             failure = exc
             ray.shutdown()  # whatever the failed connection left
@@ -131,7 +141,8 @@ class RayTrials:
         folder = RunFolder(run_path)
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         mailbox, told = ray.remote(num_cpus=0)(_Mailbox).options(scheduling_strategy=here).remote(), False
-        task = ray.remote(_train_group).options(num_cpus=self.params.torch_threads, max_retries=0)
+        task = ray.remote(_train_group).options(num_cpus=self.params.torch_threads, resources=self.params.resources,
+                                                max_retries=0)
         pending = [_Attempt(group) for group in groups]
         running: dict[int, tuple[Any, _Attempt]] = {}  # by the number of the try, which its messages carry
         failures, interrupted, tries = [], False, 0
