@@ -144,18 +144,18 @@ class RayTrials:
         task = ray.remote(_train_group).options(num_cpus=self.params.torch_threads, resources=self.params.resources,
                                                 max_retries=0)
         pending = [_Attempt(group) for group in groups]
-        running: dict[int, tuple[Any, _Attempt]] = {}  # by the number of the try, which its messages carry
-        failures, interrupted, tries = [], False, 0
+        running: dict[int, tuple[Any, _Attempt]] = {}  # by the task's serial number, which its messages carry
+        failures, interrupted, sent = [], False, 0
         try:
             while pending or running:
                 if stop.is_set() and not told:  # here, not in the signal handler, which may interrupt a Ray call
                     mailbox.stop.remote()
                     told = True
                 while pending and len(running) < self.params.workers and not stop.is_set():
-                    attempt, tries = pending.pop(0), tries + 1
+                    attempt, sent = pending.pop(0), sent + 1
                     folders = _folders(folder, attempt.group, self.batched)
                     parcel = self._parcel(folder, folders)
-                    running[tries] = task.remote(parcel, attempt.group, folders, mailbox, tries, self.params.scratch), attempt
+                    running[sent] = task.remote(parcel, attempt.group, folders, mailbox, sent, self.params.scratch), attempt
                 if stop.is_set() and pending:
                     interrupted, pending = True, []
                 if not running:
