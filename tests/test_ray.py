@@ -7,7 +7,6 @@ and bad input (an unreachable cluster, Ray missing, an error in the task) is rep
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -17,22 +16,11 @@ from pathlib import Path
 
 import pytest
 import ray
+from ray_runs import LOCAL, RAY, SPEC, numbers, train
 
 from zoo.cli import main
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
-
-SPEC = """\
-env: {{type: gohr, rule: paper/color_match, horizon: 30}}
-agent: {{type: sarsa, features: {{type: gohr-paper}}, reward_norm: none}}
-budget: {{episodes: {episodes}, checkpoint_every: {every}, eval_episodes: 2}}
-trials: {trials}
-seed: 11
-backend: {backend}
-logging: {{tensorboard: false, progress: false, keep_checkpoints: 100}}
-"""
-RAY = "{type: ray, workers: 2}"
-LOCAL = "{type: local, workers: 1}"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -42,33 +30,12 @@ def local_ray():
     ray.shutdown()
 
 
-def train(tmp_path: Path, name: str, backend: str, *, trials: int = 1, episodes: int = 12, every: int = 2):
-    source = tmp_path / f"{name}.yaml"
-    source.write_text(SPEC.format(backend=backend, trials=trials, episodes=episodes, every=every))
-    folder = prepare_run(source, get_registry(), tmp_path / "runs", tmp_path / "runs" / name)
-    return folder, execute_run(folder, get_registry(), progress=False)
-
-
-def numbers(folder, *, checkpoints: bool = True) -> dict[str, object]:
-    """Each trial's metrics rows, its result (times left out) and its checkpoints' names."""
-    out = {}
-    for trial in sorted((folder.path / "trials").iterdir()):
-        result = json.loads((trial / "result.json").read_text())
-        out[trial.name] = {
-            "rows": (trial / "metrics.jsonl").read_text().splitlines(),
-            "result": {k: v for k, v in result.items() if k not in ("wall_seconds", "cpu_seconds")},
-        }
-        if checkpoints:
-            out[trial.name]["checkpoints"] = sorted(path.name for path in (trial / "checkpoints").iterdir())
-    return out
-
-
 def test_trials_on_ray_give_the_local_numbers(tmp_path):
     local, local_status = train(tmp_path, "local", LOCAL, trials=3)
     remote, remote_status = train(tmp_path, "remote", RAY, trials=3)
     assert local_status == remote_status == "finished"
-    assert numbers(remote) == numbers(local)
-    assert len(numbers(local)["000"]["rows"]) > 0
+    assert numbers(remote.path) == numbers(local.path)
+    assert len(numbers(local.path)["000"]["rows"]) > 0
 
 
 def _train_group_pids() -> list[int]:
@@ -108,7 +75,7 @@ def test_a_killed_worker_is_replaced_and_its_trial_ends_with_the_uninterrupted_n
     watcher.join()
     assert killed, "no worker was running the trial when its first checkpoint arrived"
     assert folder.manifest()["resumed"].get("0"), "the trial did not continue from a checkpoint"
-    assert numbers(folder) == numbers(reference)
+    assert numbers(folder.path) == numbers(reference.path)
 
 
 def test_ctrl_c_stops_the_ray_tasks_at_a_checkpoint_and_resume_finishes_the_run(tmp_path):
@@ -124,7 +91,7 @@ def test_ctrl_c_stops_the_ray_tasks_at_a_checkpoint_and_resume_finishes_the_run(
     assert execute_run(folder, get_registry(), progress=False) == "finished"
     assert folder.manifest()["resumed"].get("0")
     # the checkpoint written where the trial stopped stays beside the periodic ones
-    assert numbers(folder, checkpoints=False) == numbers(reference, checkpoints=False)
+    assert numbers(folder.path, checkpoints=False) == numbers(reference.path, checkpoints=False)
 
 
 def test_an_error_in_the_task_is_a_failed_run_with_its_traceback(tmp_path):

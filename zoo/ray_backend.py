@@ -2,13 +2,14 @@
 
 No filesystem is shared with the workers. The driver (the process of ``zoo train``) sends a task the
 run's spec and manifest and the group's folders as it holds them; the task trains in a scratch copy
-(`zoo.trials.run_trials`, as the local backends do) and streams back, as a Ray generator, progress
-and the changes of the group's folders (`zoo.mirror`), which the driver writes into the run folder.
-The driver's copy so holds each checkpoint once it is complete; when a worker (or its node) dies,
-the group is sent again, from that copy, to a new task, at most ``max_retries`` times.
+(`zoo.trials.run_trials`, as the local backends do) and posts progress and the changes of the group's
+folders (`zoo.mirror`) to a mailbox actor on the driver's node, which the driver empties into the run
+folder. The driver's copy so holds each checkpoint once it is complete; when a worker (or its node)
+dies, the group is sent again, from that copy, to a new task, at most ``max_retries`` times.
 
-Stopping (Ctrl-C or SIGTERM on the driver) is a flag held by a small actor, which the tasks read
-between scans: they stop at their next checkpoint, as local workers do.
+A mailbox rather than Ray's streaming generators, because the Ray Client (``ray://`` addresses) does
+not carry those. It also holds the driver's stop flag (Ctrl-C or SIGTERM), which the tasks read with
+each post: they stop at their next checkpoint, as local workers do.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ log = logging.getLogger("zoo")
 SCAN_SECONDS = 0.5
 #: seconds to wait for a cluster's address to answer
 CONNECT_TIMEOUT = 5.0
+#: connections tried through the Ray Client: its server on the head starts a process for each client, and
+#: that process sometimes dies as it starts (https://github.com/ray-project/ray/issues/63202)
+CLIENT_TRIES = 3
 INSTALL_HINT = "the ray backend needs Ray, which is not installed: pip install 'zoo-rl[ray]'"
 
 
@@ -54,24 +58,48 @@ def import_ray():
 def connect(params: RayParams):
     """Start Ray on this machine (no address) or join the cluster at ``params.address``; returns the ray module.
 
-    An address that does not answer within CONNECT_TIMEOUT seconds is a ZooError. A Ray that this
-    process already runs (started by an earlier run, or by the caller) is used as it is.
+    An address that does not answer within CONNECT_TIMEOUT seconds is a ZooError, as is a cluster
+    where no node has a resource of ``params.resources``. A Ray that this process already runs
+    (started by an earlier run, or by the caller) is used as it is.
     """
     ray = import_ray()
     if params.address is not None:
         _check_reachable(params.address)
-    if ray.is_initialized():
-        return ray
-    options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-    if params.address is None:
-        ray.init(num_cpus=params.workers * params.torch_threads, include_dashboard=False, **options)
-        return ray
-    try:
-        ray.init(address=params.address, **options)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise ZooError(f"backend.address '{params.address}': cannot join the Ray cluster ({_first_line(exc)}); "
-                       "start one with 'ray start --head', or give no address to start Ray on this machine") from None
+    if not ray.is_initialized():
+        _start_or_join(ray, params)
+    missing = sorted(set(params.resources) - set(ray.cluster_resources()))
+    if missing:
+        raise ZooError(f"backend.resources: no node of the Ray cluster has {', '.join(map(repr, missing))}; "
+                       "give a node it with ray start --resources, or leave it out")
     return ray
+
+
+def _start_or_join(ray, params: RayParams) -> None:
+    options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+    if params.address is None:  # this machine's Ray has what the run's trial groups at once ask for
+        ray.init(num_cpus=params.workers * params.torch_threads, include_dashboard=False,
+                 resources={name: amount * params.workers for name, amount in params.resources.items()}, **options)
+        return
+    tries = CLIENT_TRIES if params.address.startswith("ray://") else 1
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(address=params.address, **options)
+            return
+        except ConnectionAbortedError as exc:  # the Ray Client's server failed to start this client's own
+            failure = exc
+            ray.shutdown()  # whatever the failed connection left
+            if attempt < tries:
+                log.info(f"backend.address '{params.address}': the Ray Client's server failed to start "
+                         f"({_first_line(exc)}); connecting again, try {attempt + 1} of {tries}")
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise _cannot_join(params.address, exc) from None
+    raise _cannot_join(params.address, failure)
+
+
+def _cannot_join(address: str, exc: Exception) -> ZooError:
+    token = "" if os.environ.get("RAY_AUTH_MODE") else " (a cluster with token authentication also needs RAY_AUTH_MODE=token here)"
+    return ZooError(f"backend.address '{address}': cannot join the Ray cluster ({_first_line(exc)}){token}; "
+                    "start one with 'ray start --head', or give no address to start Ray on this machine")
 
 
 def _check_reachable(address: str) -> None:
@@ -97,6 +125,7 @@ class _Attempt:
     group: list[int]
     tries: int = 0
     where: str = "a worker"
+    outcome: tuple | None = None  # the task's last message: ("finished",), ("interrupted",) or ("error", text, traceback)
 
 
 class RayTrials:
@@ -107,45 +136,49 @@ class RayTrials:
 
     def train(self, run_path: Path, groups: list[list[int]], stop: StopFlag, report: Report) -> None:
         ray = connect(self.params)
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
         folder = RunFolder(run_path)
-        board, told = ray.remote(num_cpus=0)(_StopBoard).remote(), False
-        task = ray.remote(_train_group).options(num_cpus=self.params.torch_threads, max_retries=0,
-                                                num_returns="streaming")
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        mailbox, told = ray.remote(num_cpus=0)(_Mailbox).options(scheduling_strategy=here).remote(), False
+        task = ray.remote(_train_group).options(num_cpus=self.params.torch_threads, resources=self.params.resources,
+                                                max_retries=0)
         pending = [_Attempt(group) for group in groups]
-        running: dict[Any, _Attempt] = {}
-        failures, interrupted = [], False
+        running: dict[int, tuple[Any, _Attempt]] = {}  # by the task's serial number, which its messages carry
+        failures, interrupted, sent = [], False, 0
         try:
             while pending or running:
                 if stop.is_set() and not told:  # here, not in the signal handler, which may interrupt a Ray call
-                    board.set.remote()
+                    mailbox.stop.remote()
                     told = True
                 while pending and len(running) < self.params.workers and not stop.is_set():
-                    attempt = pending.pop(0)
+                    attempt, sent = pending.pop(0), sent + 1
                     folders = _folders(folder, attempt.group, self.batched)
                     parcel = self._parcel(folder, folders)
-                    running[task.remote(parcel, attempt.group, folders, board, self.params.scratch)] = attempt
+                    running[sent] = task.remote(parcel, attempt.group, folders, mailbox, sent, self.params.scratch), attempt
                 if stop.is_set() and pending:
                     interrupted, pending = True, []
                 if not running:
                     break
-                ready, _ = ray.wait(list(running), num_returns=1, timeout=0.2)
-                for stream in ready:
-                    attempt, message = running[stream], _next_message(ray, stream, running[stream].group)
-                    if message[0] == "lost":
-                        del running[stream]
-                        self._lost(attempt, message[1], pending, failures, stop)
-                        continue
-                    outcome = self._handle(folder, attempt, message, report)
-                    if outcome is not None:
-                        del running[stream]
-                        if outcome == "interrupted":
-                            interrupted = True
-                        elif isinstance(outcome, WorkerFailed):
-                            failures.append(outcome)
+                refs = {ref: key for key, (ref, _) in running.items()}
+                ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0.2)
+                # after the wait: a task that has ended had its posts taken in before it returned
+                for key, message in ray.get(mailbox.take.remote()):
+                    if key in running:  # not a late post of a try already given up as lost
+                        self._handle(folder, running[key][1], message, report)
+                for ref in ready:
+                    attempt = running.pop(refs[ref])[1]
+                    outcome = _outcome(ray, ref, attempt)
+                    if outcome[0] == "lost":
+                        self._lost(attempt, outcome[1], pending, failures, stop)
+                    elif outcome[0] == "interrupted":
+                        interrupted = True
+                    elif outcome[0] == "error":
+                        failures.append(WorkerFailed(outcome[1], outcome[2]))
         finally:
-            for stream in running:  # only when this process is itself aborting (a second Ctrl-C)
-                ray.cancel(stream, force=True)
-            ray.kill(board)
+            for ref, _ in running.values():  # only when this process is itself aborting (a second Ctrl-C)
+                ray.cancel(ref, force=True)
+            ray.kill(mailbox)
         if failures:
             details = "\n".join(f.details for f in failures if f.details)
             raise WorkerFailed("; ".join(map(str, failures)), details or None)
@@ -158,22 +191,18 @@ class RayTrials:
         files = {name: (folder.path / name).read_bytes() for name in (RESOLVED_SPEC, MANIFEST)}
         return files | snapshot(folder.path, folders)
 
-    def _handle(self, folder: RunFolder, attempt: _Attempt, message: tuple, report: Report):
-        """Act on one message of a task; returns "finished", "interrupted" or a WorkerFailed when it was the last."""
+    @staticmethod
+    def _handle(folder: RunFolder, attempt: _Attempt, message: tuple, report: Report) -> None:
+        """Act on one message of a task."""
         kind = message[0]
         if kind == "started":
-            attempt.where = f"process {message[2]} on {message[1]}"
+            attempt.where = f"process {message[2]} on {message[1]}, node {message[3]}"
         elif kind == "progress":
             report(message[1], message[2], message[3])
         elif kind == "files":
             apply(folder.path, message[1])
-        elif kind == "finished":
-            return "finished"
-        elif kind == "interrupted":
-            return "interrupted"
-        elif kind == "error":
-            return WorkerFailed(message[1], message[2])
-        return None
+        else:
+            attempt.outcome = message
 
     def _lost(self, attempt: _Attempt, exc: Exception, pending: list[_Attempt], failures: list[WorkerFailed],
               stop: StopFlag) -> None:
@@ -183,6 +212,7 @@ class RayTrials:
             attempt.tries += 1
             log.warning(f"the worker of trial(s) {trials} ({attempt.where}) died ({reason}); "
                         f"restarting from its last checkpoint, retry {attempt.tries} of {self.params.max_retries}")
+            attempt.outcome = None
             pending.insert(0, attempt)
             return
         failures.append(WorkerFailed(
@@ -190,29 +220,36 @@ class RayTrials:
             "the trials' checkpoints are in the run folder, and 'zoo resume' continues from them", str(exc)))
 
 
-def _next_message(ray, stream, group: list[int]) -> tuple:
-    """A task's next message; an error of the task's own code is an "error" message, a lost worker ("lost", exc)."""
+def _outcome(ray, ref, attempt: _Attempt) -> tuple:
+    """How an ended task ended: its last message, an "error" of the task's own code, or ("lost", exc) for a lost worker."""
+    group = _names(attempt.group)
     try:
-        return ray.get(next(stream))
-    except StopIteration:
-        return "error", f"the task of trial(s) {_names(group)} ended without a result", None
+        ray.get(ref)
     except ray.exceptions.RayTaskError as exc:
-        return "error", f"trial(s) {_names(group)}: {_first_line(exc)}", str(exc)
+        return "error", f"trial(s) {group}: {_first_line(exc)}", str(exc)
     except ray.exceptions.RayError as exc:  # the worker, its node or its objects are gone
         return "lost", exc
+    return attempt.outcome or ("error", f"the task of trial(s) {group} ended without a result", None)
 
 
-class _StopBoard:
-    """The driver's stop flag, where tasks on any node can read it."""
+class _Mailbox:
+    """Where tasks on any node post their messages for the driver, and read whether it asks them to stop."""
 
     def __init__(self):
-        self.stop = False
+        self.messages: list[tuple[int, tuple]] = []
+        self.stopping = False
 
-    def set(self) -> None:
-        self.stop = True
+    def post(self, key: int, messages: list[tuple]) -> bool:
+        """Keep a task's messages; returns whether the tasks are to stop."""
+        self.messages.extend((key, message) for message in messages)
+        return self.stopping
 
-    def is_set(self) -> bool:
-        return self.stop
+    def take(self) -> list[tuple[int, tuple]]:
+        taken, self.messages = self.messages, []
+        return taken
+
+    def stop(self) -> None:
+        self.stopping = True
 
 
 def _folders(folder: RunFolder, group: list[int], batched: bool) -> list[str]:
@@ -227,17 +264,22 @@ def _names(group: list[int]) -> str:
     return ", ".join(map(str, group))
 
 
-def _train_group(files: dict[str, bytes], group: list[int], folders: list[str], board, scratch: str | None):
-    """The Ray task of one trial group: train in a scratch run folder, yielding what the driver needs.
+def _train_group(files: dict[str, bytes], group: list[int], folders: list[str], mailbox, key: int,
+                 scratch: str | None) -> None:
+    """The Ray task of one trial group: train in a scratch run folder, posting what the driver needs to `mailbox`.
 
-    Yields ``("started", host, pid)``, then ``("progress", trial, done, running)`` and ``("files", Changes)``
-    as training goes, and last ``("finished",)``, ``("interrupted",)`` or ``("error", text, traceback)``.
+    Posts ``("started", host, pid, node)``, then ``("progress", trial, done, running)`` and ``("files", Changes)``
+    as training goes, and last ``("finished",)``, ``("interrupted",)`` or ``("error", text, traceback)``;
+    each post waits for the mailbox, so all are in when the task returns.
     """
     import ray
 
     from .registry import get_registry
 
-    yield "started", socket.gethostname(), os.getpid()
+    def post(messages: list[tuple]) -> bool:
+        return ray.get(mailbox.post.remote(key, messages))
+
+    post([("started", socket.gethostname(), os.getpid(), ray.get_runtime_context().get_node_id())])
     with tempfile.TemporaryDirectory(prefix="zoo-ray-", dir=scratch) as work:
         root = Path(work)
         unpack(root, files)
@@ -250,17 +292,10 @@ def _train_group(files: dict[str, bytes], group: list[int], folders: list[str], 
         trainer.start()
         while trainer.is_alive():
             trainer.join(SCAN_SECONDS)
-            yield from _progress(progress)
-            changes = watcher.changes()
-            if changes:
-                yield "files", changes
-            if not stop.is_set() and ray.get(board.is_set.remote()):
+            if post(_news(progress, watcher)) and not stop.is_set():
                 stop.set()
-        yield from _progress(progress)
-        changes = watcher.changes()
-        if changes:
-            yield "files", changes
-        yield outcome[0] if outcome else ("error", f"trial(s) {_names(group)}: the training thread ended without an outcome", None)
+        last = outcome[0] if outcome else ("error", f"trial(s) {_names(group)}: the training thread ended without an outcome", None)
+        post([*_news(progress, watcher), last])
 
 
 def _train_in_thread(root: Path, group: list[int], registry, stop: threading.Event, progress: queue.Queue,
@@ -278,8 +313,8 @@ def _train_in_thread(root: Path, group: list[int], registry, stop: threading.Eve
         outcome.append(("error", f"trial(s) {trials}: {type(exc).__name__}: {exc}", traceback.format_exc()))
 
 
-def _progress(reports: queue.Queue):
-    """The newest progress of each trial reported since the last call, as messages."""
+def _news(reports: queue.Queue, watcher: Watcher) -> list[tuple]:
+    """The newest progress of each trial reported since the last call, and what changed in the folders, as messages."""
     newest: dict[int, tuple] = {}
     while True:
         try:
@@ -287,6 +322,6 @@ def _progress(reports: queue.Queue):
         except queue.Empty:
             break
         newest[trial] = (done, running)
-    for trial, (done, running) in newest.items():
-        yield "progress", trial, done, running
-
+    news = [("progress", trial, done, running) for trial, (done, running) in newest.items()]
+    changes = watcher.changes()
+    return [*news, ("files", changes)] if changes else news

@@ -246,6 +246,9 @@ class RayBackend(_Strict):
     max_retries: int = Field(default=3, ge=0, le=100, description="restarts of a trial group from its last checkpoint when its worker dies")
     scratch: str | None = Field(default=None, description="folder on each worker node where trials train before their files "
                                 "are sent back (default: the system's temp folder)")
+    resources: dict[str, Annotated[float, Field(gt=0)]] = Field(
+        default_factory=dict, description="custom Ray resources each trial group asks for besides its CPUs, e.g. "
+        "{trainer: 1} for the nodes started with ray start --resources '{\"trainer\": 4}'")
 
     @field_validator("address")
     @classmethod
