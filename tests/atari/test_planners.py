@@ -29,21 +29,26 @@ class TreeGame:
     `alias` maps actions onto others that lead to the same state (duplicates).
     """
 
-    def __init__(self, actions: int, depth: int, seed: int, alias: dict[int, int] | None = None):
+    def __init__(self, actions: int, depth: int, seed: int, alias: dict[int, int] | None = None,
+                 terminal_chance: float = 0.2):
         self.actions, self.depth, self.seed, self.alias = actions, depth, seed, alias or {}
+        self.terminal_chance = terminal_chance
         self.history: tuple[int, ...] = ()
+        self.steps = self.clones = 0
 
     def draw(self, history) -> tuple[float, bool]:
         rng = np.random.default_rng([self.seed, len(history), *history])
-        return float(rng.normal()), bool(rng.random() < 0.2)
+        return float(rng.normal()), bool(rng.random() < self.terminal_chance)
 
     def clone(self):
+        self.clones += 1
         return self.history
 
     def restore(self, state) -> None:
         self.history = state
 
     def step(self, action: int) -> tuple[float, bool]:
+        self.steps += 1
         self.history += (self.alias.get(action, action),)
         reward, terminal = self.draw(self.history)
         return reward, terminal or len(self.history) >= self.depth
@@ -95,6 +100,14 @@ def test_bfs_takes_the_best_discounted_first_action_of_the_levels_it_completes(d
         assert game.history == ()  # the search restores the state it started from
         discount_mattered |= int(np.argmax(brute_force(game, depth, 1.0))) != int(np.argmax(best))
     assert discount_mattered or depth == 1
+
+
+@pytest.mark.parametrize("budget", [3, 50, 100, 121])
+def test_bfs_spends_its_whole_node_budget_and_keeps_only_the_states_it_expands(budget):
+    game = TreeGame(actions=3, depth=10, seed=0, terminal_chance=0.0)
+    bfs_action(game, budget, 0.9, np.random.default_rng(0))
+    assert game.steps == budget
+    assert game.clones == -(-budget // 3)  # the root and every other node that gets children, nothing more
 
 
 def test_bfs_breaks_ties_at_random():
@@ -196,14 +209,14 @@ def test_uct_finds_the_best_first_action_of_toy_trees():
     assert tried >= 10
 
 
-def play(search: UCT, game: TreeGame, rng, decisions: int, reuse: bool = True) -> list:
-    """(action, root visits per child) of each decision; the played action's subtree is kept."""
+def play(search: UCT, game: TreeGame, rng, decisions: int) -> list:
+    """(action, root visits per child) of each decision."""
     record = []
     for _ in range(decisions):
         action = search.choose(rng)
         record.append((action, {a: c.visits for a, c in search.root.children.items()}))
         _, over = game.step(action)
-        search.advance(action) if reuse else search.new_episode()
+        search.advance(action)
         if over:
             break
     return record
@@ -220,8 +233,8 @@ def test_uct_reuses_the_played_subtree_and_is_deterministic_for_a_seed():
     (action, visits), (_, next_visits) = runs[0][:2]
     assert sum(next_visits.values()) == visits[action] - 1 + 60
     game = TreeGame(actions=4, depth=6, seed=3)
-    fresh = play(UCT(game, simulations=60, horizon=5, exploration=0.5, gamma=0.95), game, np.random.default_rng(7), 2,
-                 reuse=False)
+    fresh = play(UCT(game, simulations=60, horizon=5, exploration=0.5, gamma=0.95, reuse_tree=False), game,
+                 np.random.default_rng(7), 2)
     assert sum(fresh[1][1].values()) == 60
 
 
@@ -259,6 +272,17 @@ def test_a_restored_emulator_state_replays_the_same_future():
     model.restore(state)
     assert model.same(state, model.clone())
     env.close()
+
+
+@pytest.mark.parametrize("frames, cap, ends_at", [(2, 18_000, 5), (1, 4, 4), (3, 7, 3)])
+def test_the_model_ends_the_game_at_game_over_or_the_episode_cap(frames, cap, ends_at):
+    from zoo_atari.synthetic_env import SyntheticAtariEnv
+
+    env = SyntheticAtariEnv("catch")
+    env.reset(seed=0)
+    model = EmulatorModel(env, frames=frames, max_episode_frames=cap)
+    ends = [model.step(0)[1] for _ in range(ends_at)]
+    assert ends == [False] * (ends_at - 1) + [True]  # catch's ball lands on frame 9
 
 
 CORRIDOR = """

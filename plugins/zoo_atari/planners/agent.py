@@ -104,7 +104,8 @@ class UCTAgent(PlannerAgent):
     def __init__(self, params: UCTParams, context: TrialContext):
         super().__init__(params, context)
         self.search = UCT(self.model, params.simulations, max(1, params.horizon_frames // self.frames),
-                          params.exploration, params.gamma, params.prune_duplicates, params.normalise_rewards)
+                          params.exploration, params.gamma, params.prune_duplicates, params.normalise_rewards,
+                          params.reuse_tree)
 
     def plan(self) -> int:
         return self.search.choose(self.rng)
@@ -113,7 +114,4 @@ class UCTAgent(PlannerAgent):
         self.search.new_episode()
 
     def played(self, action: int) -> None:
-        if self.params.reuse_tree:
-            self.search.advance(action)
-        else:
-            self.search.root = None
+        self.search.advance(action)

@@ -45,9 +45,7 @@ def expand(model: Model, max_nodes: int) -> Node:
     created = 0
     while frontier and created < max_nodes:
         parent, state = frontier.popleft()
-        # children get a state only if the budget can still reach them: every node queued ahead of
-        # them is expanded first, each into `actions` children
-        keep_states = created + (len(frontier) + 1) * model.actions < max_nodes
+        start = created
         for action in range(model.actions):
             if created == max_nodes:
                 break
@@ -56,7 +54,9 @@ def expand(model: Model, max_nodes: int) -> Node:
             child = Node(reward)
             parent.children.append(child)
             created += 1
-            if not over and keep_states:
+            # a child is queued (with its state) only if the budget reaches it: the parent's children and
+            # every node queued ahead of it are expanded first, each into `actions` children
+            if not over and start + (len(frontier) + 1) * model.actions < max_nodes:
                 frontier.append((child, model.clone()))
     model.restore(root_state)
     return root

@@ -64,6 +64,7 @@ class UCT:
     gamma: float
     prune_duplicates: bool = True
     normalise_rewards: bool = True
+    reuse_tree: bool = True
     root: Node | None = None
     scale: float | None = None
 
@@ -82,8 +83,8 @@ class UCT:
         return int(rng.choice([a for a, n in counts.items() if n == most]))
 
     def advance(self, action: int) -> None:
-        """Keep the played action's subtree as the next root (dropped by `choose` if the game went elsewhere)."""
-        self.root = self.root.children.get(action) if self.root is not None else None
+        """`action` was played: its subtree becomes the next root (dropped by `choose` if the game went elsewhere)."""
+        self.root = self.root.children.get(action) if self.reuse_tree and self.root is not None else None
 
     # -- one simulation --------------------------------------------------------------------------
     def simulate(self, rng: np.random.Generator) -> None:
