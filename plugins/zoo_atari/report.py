@@ -5,7 +5,8 @@ return over the last 10% of episodes. Runs are grouped by algorithm (agent, and 
 it has one); each group gets mean/median/IQM HNS with bootstrap intervals over its games, the
 baseline-set normalisation (over the report's ale-baseline runs of the game, else the ALE paper's
 3-agent proxy: ``baseline_set``), the inter-algorithm normalisation over the groups,
-score-distribution curves and paired Welch tests. Every row names the protocol that produced it.
+score-distribution curves and paired Welch tests; the planners (bfs, uct) also get the paper's
+planning table (``planning_report``). Every row names the protocol that produced it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from zoo.store import RunFolder, atomic_write_text, read_json
 from . import scores as S
 from .baseline_set import baseline_sets, label
 from .games import display_name
+from .planning_report import planning_markdown, planning_table
 
 
 def run_facts(run: RunFolder) -> dict[str, Any]:
@@ -75,10 +77,11 @@ def report_atari(runs: list[RunFolder], out: Path) -> list[Path]:
         {name: {r["game"]: r["trial_scores"] for r in group} for name, group in groups.items()}).items()}
     sets = {game: {**entry, "protocols": sorted({_protocol_label(p) for p in entry["protocols"]})}
             for game, entry in baselines.items()}
+    planning = planning_table(rows)
     summary = {"runs": rows, "aggregates": aggregates, "baseline_sets": sets, "inter_algorithm": inter,
-               "paired_welch_0.01": paired}
+               "paired_welch_0.01": paired, "planning": planning}
     paths = [out / "report.md", out / "summary.json", out / "score_distribution.png", out / "learning_curves.png"]
-    atomic_write_text(paths[0], _markdown(rows, aggregates, inter, paired))
+    atomic_write_text(paths[0], _markdown(rows, aggregates, inter, paired) + planning_markdown(planning))
     atomic_write_text(paths[1], json.dumps(summary, indent=2, default=_plain) + "\n")
     _plot_distribution(groups, paths[2])
     plot_learning_curves(runs, paths[3], title="training returns (running mean of 10 episodes)")

@@ -324,3 +324,36 @@ def test_a_planner_refuses_more_evaluation_episodes_than_it_plays(tmp_path):
     with pytest.raises(ZooError, match="eval_episodes 3 is more than the 2 episodes"):
         prepare_run(source, get_registry(), tmp_path / "runs")  # its preflight builds the agent
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+PONG = """
+name: {agent}
+env: {{type: atari, game: Pong, protocol: {{name: ale2013, max_episode_frames: 100}}}}
+agent: {{type: {agent}, {params}}}
+budget: {{episodes: 2, eval_episodes: 2}}
+logging: {{tensorboard: false, progress: false}}
+"""
+
+
+def test_the_report_puts_the_planners_beside_the_learners(tmp_path):
+    from zoo_atari import scores as S
+
+    from zoo.report import report
+
+    registry, folders = get_registry(), {}
+    for agent, params in (("bfs", "max_frames: 90"), ("uct", "simulations: 3, horizon_frames: 10"),
+                          ("ale-baseline", "policy: random")):
+        source = tmp_path / f"{agent}.yaml"
+        source.write_text(PONG.format(agent=agent, params=params))
+        folders[agent] = prepare_run(source, registry, tmp_path / "runs")
+        assert execute_run(folders[agent], registry, progress=False) == "finished"
+    report(registry, list(folders.values()), tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    scores = {row["algorithm"]: row["score"] for row in summary["runs"]}
+    (entry,) = summary["planning"]
+    assert entry["game"] == "pong" and entry["bfs"] == scores["bfs"] and entry["uct"] == scores["uct"]
+    assert entry["best_learner"] is None  # the baseline is no learner
+    paper = {name: S.column("ale-scores.csv", name)["pong"] for name in ("basic", "bass", "disco", "lsh", "ram")}
+    assert entry["paper_best_learner"] == list(max(paper.items(), key=lambda item: item[1]))
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "## Planning (ALE paper, Section 3.2)" in text and f"| Pong | {scores['bfs']:.1f} | {scores['uct']:.1f} |" in text
