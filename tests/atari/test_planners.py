@@ -357,3 +357,10 @@ def test_the_report_puts_the_planners_beside_the_learners(tmp_path):
     assert entry["paper_best_learner"] == list(max(paper.items(), key=lambda item: item[1]))
     text = (tmp_path / "out" / "report.md").read_text()
     assert "## Planning (ALE paper, Section 3.2)" in text and f"| Pong | {scores['bfs']:.1f} | {scores['uct']:.1f} |" in text
+
+
+def test_a_planner_refuses_an_env_without_an_emulator_to_clone(tmp_path):
+    source = tmp_path / "uct.yaml"
+    source.write_text("env: {type: gym, id: CartPole-v1}\nagent: {type: uct}\nbudget: {episodes: 1}\n")
+    with pytest.raises(ZooError, match="env.type atari or synthetic-atari, not CartPoleEnv"):
+        prepare_run(source, get_registry(), tmp_path / "runs")

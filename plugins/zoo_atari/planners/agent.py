@@ -37,6 +37,10 @@ class PlannerAgent(Agent):
             raise ZooError(f"budget.eval_episodes {budget.eval_episodes} is more than the {budget.episodes} episodes a "
                            f"planner plays; its evaluation is the episodes it played: set eval_episodes <= episodes")
         self.env = context.make_env(context.seed)
+        if not hasattr(getattr(self.env.unwrapped, "ale", None), "cloneState"):
+            self.env.close()
+            raise ZooError(f"agent {params.type} plans on an ALE-like env with clone/restore: env.type atari or "
+                           f"synthetic-atari, not {type(self.env.unwrapped).__name__}")
         self.frames, cap = decision_frames(context.env_params)
         self.model = EmulatorModel(self.env, self.frames, cap)
         self.rng = np.random.default_rng(context.seed)
