@@ -30,6 +30,8 @@ SPECS = {
     "dqn": (CARTPOLE, "learning_starts: 50, buffer_size: 500", "steps: 600, checkpoint_every: 100"),
     "sarsa": (GOHR, "features: {type: gohr-paper}, reward_norm: none", "episodes: 12, checkpoint_every: 2"),
     "ale-baseline": ("env: {type: synthetic-atari, game: catch}\n", "policy: random", "episodes: 12, checkpoint_every: 2"),
+    "bfs": ("env: {type: synthetic-atari, game: catch}\n", "max_frames: 40", "episodes: 8, checkpoint_every: 2"),
+    "uct": ("env: {type: synthetic-atari, game: catch}\n", "simulations: 6, horizon_frames: 6", "episodes: 8, checkpoint_every: 2"),
     "maskable-ppo": (GOHR, "n_steps: 32, batch_size: 16, n_epochs: 2", "steps: 256, checkpoint_every: 64"),
     "recurrent-ppo": (CARTPOLE, "n_steps: 32, batch_size: 16, n_epochs: 2", "steps: 256, checkpoint_every: 64"),
     "qrdqn": (CARTPOLE, "learning_starts: 50, buffer_size: 500", "steps: 400, checkpoint_every: 100"),

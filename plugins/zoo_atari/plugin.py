@@ -1,4 +1,4 @@
-"""The zoo plugin of Atari: the ``atari`` env, the ALE paper's baseline agents and the Atari report."""
+"""The zoo plugin of Atari: the ``atari`` env, the ALE paper's baseline and planning agents and the Atari report."""
 
 from __future__ import annotations
 
@@ -53,6 +53,18 @@ def make_baseline(params, context):
     return BaselineAgent(params, context)
 
 
+def make_bfs(params, context):
+    from .planners.agent import BFSAgent
+
+    return BFSAgent(params, context)
+
+
+def make_uct(params, context):
+    from .planners.agent import UCTAgent
+
+    return UCTAgent(params, context)
+
+
 def make_synthetic_env(params: SyntheticAtariParams, seed: int | None):
     from .synthetic_env import SyntheticAtariEnv
 
@@ -72,9 +84,14 @@ def register_envs(register):
 @hookimpl
 def register_agents(register):
     from .baselines import BaselineParams
+    from .planners.params import BFSParams, UCTParams
 
     register(AgentEntry(name="ale-baseline", params=BaselineParams, factory=make_baseline,
                         description="the ALE paper's reference policies random, const, perturb (three agents in the report)"))
+    register(AgentEntry(name="bfs", params=BFSParams, factory=make_bfs,
+                        description="the ALE paper's breadth-first search planner on the emulator's clone/restore"))
+    register(AgentEntry(name="uct", params=UCTParams, factory=make_uct,
+                        description="the ALE paper's UCT planner (UCB1, random rollouts) on the emulator's clone/restore"))
 
 
 def _report(runs, out):

@@ -6,8 +6,9 @@ it has one; the ALE paper's reference agents by policy, Const and Perturb scored
 action per game: ``reference_agents``); each group gets mean/median/IQM HNS with bootstrap
 intervals over its games, the baseline-set normalisation (over the report's ale-baseline runs of
 the game, else the ALE paper's 3-agent proxy: ``baseline_set``), the inter-algorithm normalisation
-over the groups of learning agents, score-distribution curves and paired Welch tests. Every row
-names the protocol that produced it.
+over the groups of learning agents (neither reference agents nor planners), score-distribution
+curves and paired Welch tests; the planners (bfs, uct) also get the paper's planning table
+(``planning_report``). Every row names the protocol that produced it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from . import reference_agents
 from . import scores as S
 from .baseline_set import baseline_sets, label
 from .games import display_name
+from .planning_report import PLANNERS, planning_markdown, planning_table
 
 
 def run_facts(run: RunFolder) -> dict[str, Any]:
@@ -72,7 +74,8 @@ def report_atari(runs: list[RunFolder], out: Path) -> list[Path]:
     rows, groups, summary = summarise(facts)
     paths = [out / "report.md", out / "summary.json", out / "score_distribution.png", out / "learning_curves.png"]
     text = _markdown(rows, summary["aggregates"], summary["inter_algorithm"], summary["paired_welch_0.01"])
-    atomic_write_text(paths[0], text + "\n".join(reference_agents.markdown(groups) + [""]))
+    text += "\n".join(reference_agents.markdown(groups) + [""]) + planning_markdown(summary["planning"])
+    atomic_write_text(paths[0], text)
     atomic_write_text(paths[1], json.dumps(summary, indent=2, default=_plain) + "\n")
     _plot_distribution(groups, paths[2])
     plot_learning_curves(runs, paths[3], title="training returns (running mean of 10 episodes)")
@@ -86,13 +89,16 @@ def summarise(facts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[s
     rows = [score_row(f, baselines) for f in facts]
     groups = _by_algorithm([score_row(f, baselines) for f in reference_agents.best_per_game(facts)])
     aggregates = {name: _aggregate(group) for name, group in groups.items()}
-    inter = _inter_algorithm({name: group for name, group in groups.items() if not reference_agents.is_reference(name)})
+    learners = {name: group for name, group in groups.items()
+                if not reference_agents.is_reference(name) and name not in PLANNERS}
+    inter = _inter_algorithm(learners)
     paired = {f"{a} vs {b}": list(v) for (a, b), v in S.paired_table(
         {name: {r["game"]: r["trial_scores"] for r in group} for name, group in groups.items()}).items()}
     sets = {game: {**entry, "protocols": sorted({_protocol_label(p) for p in entry["protocols"]})}
             for game, entry in baselines.items()}
     summary = {"runs": rows, "aggregates": aggregates, "baseline_sets": sets, "inter_algorithm": inter,
-               "best_policies": reference_agents.best_policies(groups), "paired_welch_0.01": paired}
+               "best_policies": reference_agents.best_policies(groups), "paired_welch_0.01": paired,
+               "planning": planning_table(rows)}
     return rows, groups, summary
 
 

@@ -18,6 +18,8 @@ RIGHT or none).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 HEIGHT, WIDTH = 210, 160
@@ -38,6 +40,20 @@ def cell_box(row: int, col: int, rows: int, cols: int, height: int, width: int) 
     cell_h, cell_w = HEIGHT // rows, WIDTH // cols
     top, left = row * cell_h + (cell_h - height) // 2, col * cell_w + (cell_w - width) // 2
     return slice(top, top + height), slice(left, left + width)
+
+
+@dataclass(frozen=True)
+class SyntheticState:
+    """A cloned game state; `equals` compares it with another as ale-py's ALEState does."""
+
+    ram: np.ndarray
+    frame: int
+    episode_frame: int
+    rng: dict
+
+    def equals(self, other: SyntheticState) -> bool:
+        return (bool(np.array_equal(self.ram, other.ram)) and self.frame == other.frame
+                and self.episode_frame == other.episode_frame and self.rng == other.rng)
 
 
 class SyntheticGame:
@@ -75,13 +91,14 @@ class SyntheticGame:
     def getRAM(self) -> np.ndarray:
         return self.ram.copy()
 
-    def cloneState(self):
-        return self.ram.copy(), self.frame, self.episode_frame, self.rng.bit_generator.state
+    def cloneState(self, include_rng: bool = True) -> SyntheticState:
+        """The whole state; the random stream is always part of it (`include_rng` is accepted as ale-py's)."""
+        return SyntheticState(self.ram.copy(), self.frame, self.episode_frame, self.rng.bit_generator.state)
 
-    def restoreState(self, state) -> None:
-        ram, self.frame, self.episode_frame, rng_state = state
-        self.ram[:] = ram
-        self.rng.bit_generator.state = rng_state
+    def restoreState(self, state: SyntheticState) -> None:
+        self.ram[:] = state.ram
+        self.frame, self.episode_frame = state.frame, state.episode_frame
+        self.rng.bit_generator.state = state.rng
 
     def getLegalActionSet(self) -> np.ndarray:
         return np.arange(18)

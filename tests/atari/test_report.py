@@ -148,6 +148,20 @@ def test_the_reference_agents_make_the_baseline_set_and_stay_out_of_the_inter_al
     assert summary["aggregates"]["ale-baseline/const"]["baseline_normalised"]["mean"] == pytest.approx(1.0)
 
 
+def test_the_planners_stay_out_of_the_inter_algorithm_range_and_get_the_planning_table():
+    from zoo_atari.report import summarise
+
+    uct = [_facts(game, {"type": "uct"}, [score, score]) for game, score in (("pong", 50.0), ("freeway", 90.0))]
+    _, groups, summary = summarise(HAND_MADE + uct)
+    assert "uct" in groups  # aggregated beside the learners...
+    assert summary["inter_algorithm"] == {  # ...but normalised over the learners only (Section 4.1.3)
+        "sarsa/basic": {"games": 2, "mean": 0.0, "median": 0.0},
+        "sarsa/bass": {"games": 2, "mean": 1.0, "median": 1.0}}
+    planning = {entry["game"]: entry for entry in summary["planning"]}
+    assert planning["pong"]["uct"] == 50.0 and planning["pong"]["bfs"] is None
+    assert planning["freeway"]["best_learner"] == ("sarsa/bass", 30.0)
+
+
 def test_without_baseline_runs_the_ale_table_gives_a_three_agent_proxy():
     sarsa = {"game": "freeway", "agent": {"type": "sarsa"}, "trial_scores": [11.0, 11.5], "protocol": {"name": "ale2013"}}
     sets = baseline_sets([sarsa])
