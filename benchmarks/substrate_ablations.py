@@ -45,6 +45,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).parent))
 from leaderboard_walltime import cpu_description  # noqa: E402
 
+from zoo import ZooError  # noqa: E402
 from zoo.stats import bootstrap_ci  # noqa: E402
 
 
@@ -72,7 +73,7 @@ WORLDS = {
                       "{gamma: 0.95, shaping: rs2}, {gamma: 0.85, shaping: rs3}]",
                   steps=20_000, eval_episodes=8, smoke_steps=1_000),
     "minatar": World(env="{type: minatar, game: breakout}", gdi=f"preset: cpu_small, {_MINATAR}",
-                     lbc=f"preset: cpu_small, {_MINATAR}", steps=40_000, eval_episodes=16, smoke_steps=400),
+                     lbc=f"preset: cpu_small, {_MINATAR}", steps=25_000, eval_episodes=16, smoke_steps=400),
 }
 
 #: variant -> (agent type, ablation)
@@ -177,6 +178,8 @@ def main() -> None:
     seeds = 2 if args.smoke else args.seeds
     if seeds < 2:
         parser.error("--seeds must be at least 2 (the tests compare samples)")
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"{args.out} is a file; OUT is the folder of the runs")
 
     import torch
 
@@ -191,7 +194,10 @@ def main() -> None:
             cells = []
             for seed in range(seeds):  # seed-major inside a variant: each cell is its own run folder
                 folder = args.out / name / f"{steps}-steps" / variant / f"seed-{seed}"
-                train_cell(folder, spec_text(world, variant, seed, steps))
+                try:
+                    train_cell(folder, spec_text(world, variant, seed, steps))
+                except ZooError as exc:
+                    raise SystemExit(f"{folder}: {exc}") from None
                 cells.append(read_cell(folder))
             scores[variant] = {key: [cell[key] for cell in cells] for key in cells[0]}
         cpu, wall = (sum(sum(s[key]) for s in scores.values()) for key in ("cpu_seconds", "wall_seconds"))
