@@ -8,8 +8,8 @@ metrics are the mean return of the final evaluation (`budget.eval_episodes` epis
 last step, the agent's own evaluation protocol) and the area under the learning curve, the mean
 return of every training episode (on GOHR this is minus the TCE per board). For each pair (agent,
 ablation) the script prints a markdown table: per variant the median and mean over seeds with 95%
-percentile-bootstrap intervals, and the one-sided Mann-Whitney U test that the agent's scores
-tend to be higher than the ablation's (scipy's exact test when there are no ties).
+percentile-bootstrap intervals, and the one-sided Mann-Whitney U tests that the agent's scores
+tend to be higher than the ablation's, and lower (scipy's exact test when there are no ties).
 
 The variants (the papers' ablations, each with the meta-controller its plugin gives it):
 
@@ -148,16 +148,15 @@ def describe(values) -> str:
 
 
 def table(scores: dict[str, dict[str, list[float]]], metric: str) -> str:
-    """Markdown: one row per (pair, variant) with median and mean over seeds, and the pair's one-sided p."""
-    lines = ["| agent vs ablation | variant | seeds | median [95% CI] | mean [95% CI] | p (agent > ablation) |",
-             "|---|---|---|---|---|---|"]
+    """Markdown: one row per (pair, variant) with median and mean over seeds, and the pair's one-sided p both ways."""
+    lines = ["| agent vs ablation | variant | seeds | median [95% CI] | mean [95% CI] | p (agent > ablation) "
+             "| p (ablation > agent) |", "|---|---|---|---|---|---|---|"]
     for agent, ablation in PAIRS:
         if agent not in scores or ablation not in scores:
             continue
         a, b = scores[agent][metric], scores[ablation][metric]
-        p = f"{one_sided_p(a, b):.3f}"
-        lines.append(f"| {agent} vs {ablation} | {agent} | {len(a)} | {describe(a)} | |")
-        lines.append(f"| | {ablation} | {len(b)} | {describe(b)} | {p} |")
+        lines.append(f"| {agent} vs {ablation} | {agent} | {len(a)} | {describe(a)} | | |")
+        lines.append(f"| | {ablation} | {len(b)} | {describe(b)} | {one_sided_p(a, b):.3f} | {one_sided_p(b, a):.3f} |")
     return "\n".join(lines)
 
 
