@@ -1,12 +1,12 @@
 """Agent-level ablations of the substrate: GDI-I3 against "without E" and fixed selection, LBC against random selection.
 
 Each variant trains the same number of steps on each world (a GOHR rule and a MinAtar game), one
-``zoo`` run per (world, variant, seed) under OUT/WORLD/VARIANT/seed-S, through the same code as
+``zoo`` run per (world, variant, seed) under OUT/WORLD/STEPS-steps/VARIANT/seed-S, through the same code as
 ``zoo train`` (`zoo.run.prepare_run` and `execute_run`). A run already finished under OUT is read,
 not trained again, and an unfinished one is resumed, so the benchmark can be run in pieces. The
 metrics are the mean return of the final evaluation (`budget.eval_episodes` episodes after the
 last step, the agent's own evaluation protocol) and the area under the learning curve, the mean
-return of every training episode (on GOHR this is minus the TCE per board). For each pair (agent,
+return of every training episode (on GOHR minus the errors per board). For each pair (agent,
 ablation) the script prints a markdown table: per variant the median and mean over seeds with 95%
 percentile-bootstrap intervals, and the one-sided Mann-Whitney U tests that the agent's scores
 tend to be higher than the ablation's, and lower (scipy's exact test when there are no ties).
@@ -177,6 +177,8 @@ def main() -> None:
     seeds = 2 if args.smoke else args.seeds
     if seeds < 2:
         parser.error("--seeds must be at least 2 (the tests compare samples)")
+    if args.steps is not None and args.steps < 1:
+        parser.error("--steps must be at least 1")
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"{args.out} is a file; OUT is the folder of the runs")
 
@@ -191,7 +193,7 @@ def main() -> None:
         scores: dict[str, dict[str, list[float]]] = {}
         for variant in variants:
             cells = []
-            for seed in range(seeds):  # seed-major inside a variant: each cell is its own run folder
+            for seed in range(seeds):
                 folder = args.out / name / f"{steps}-steps" / variant / f"seed-{seed}"
                 try:
                     train_cell(folder, spec_text(world, variant, seed, steps))
