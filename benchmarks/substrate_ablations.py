@@ -156,7 +156,7 @@ def table(scores: dict[str, dict[str, list[float]]], metric: str) -> str:
             continue
         a, b = scores[agent][metric], scores[ablation][metric]
         lines.append(f"| {agent} vs {ablation} | {agent} | {len(a)} | {describe(a)} | | |")
-        lines.append(f"| | {ablation} | {len(b)} | {describe(b)} | {one_sided_p(a, b):.3f} | {one_sided_p(b, a):.3f} |")
+        lines.append(f"| | {ablation} | {len(b)} | {describe(b)} | {one_sided_p(a, b):.2g} | {one_sided_p(b, a):.2g} |")
     return "\n".join(lines)
 
 
