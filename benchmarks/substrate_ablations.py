@@ -19,7 +19,7 @@ The variants (the papers' ablations, each with the meta-controller its plugin gi
 * lbc: LBC's voting bandits choose (tau_i, omega_i) per episode;
 * lbc-random: `ablation: random_selection`, uniformly random (LBC, Table 12).
 
-    OMP_NUM_THREADS=1 nice -n 19 python benchmarks/substrate_ablations.py OUT [--seeds 5] [--worlds gohr,minatar]
+    OMP_NUM_THREADS=1 nice -n 19 python benchmarks/substrate_ablations.py OUT [--seeds 8] [--worlds gohr,minatar]
     python benchmarks/substrate_ablations.py OUT --smoke    # 2 seeds x a tiny budget: checks the machinery
 """
 
@@ -163,7 +163,7 @@ def table(scores: dict[str, dict[str, list[float]]], metric: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="folder of the runs (finished runs in it are read, not retrained)")
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--worlds", default=",".join(WORLDS), help=f"comma-separated, of: {', '.join(WORLDS)}")
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, of: {', '.join(VARIANTS)}")
     parser.add_argument("--steps", type=int, default=None, help="steps per run instead of each world's budget")
