@@ -9,8 +9,8 @@ reason), and those inside function annotations of modules that postpone them, wh
 starts a module over (needed after the module or its tests change); ``--report`` prints the table of
 the sessions as they stand (mutants, outcomes, score, CPU time of the runs) without running anything.
 
-Cosmic Ray edits the module on disk while it runs: the file must be committed (or at least
-unchanged from HEAD), and the script puts its original bytes back however the run ends.
+Cosmic Ray edits the module on disk while it runs, so each sitting works in a snapshot of the last
+commit (the checkout is never changed): commit the module and its tests before running.
 
     python scripts/mutation.py [MODULE ...] [--fresh] [--minutes M] [--list] [--report]
     flock /tmp/zoo-heavy.lock .venv/bin/python scripts/mutation.py plugins/zoo_learner/targets.py
@@ -21,12 +21,15 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime
+import io
 import json
 import os
 import resource
 import signal
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +39,8 @@ EQUIVALENT = Path(__file__).with_name("mutation_equivalent.txt")
 LEARNER, GDI, DICE, LBC = "tests/learner", "tests/gdi", "tests/dice", "tests/lbc"
 STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.py", "tests/gohr_study/test_study.py"]
 # Each mutant costs one pytest process, most of it start-up: third-party pytest plugins (playwright,
-# hypothesis, ...) are not loaded, since none of the tests below needs one.
+# hypothesis, ...) are not loaded, since none of the tests below needs one. No bytecode is written,
+# so no test run can read a stale compiled copy of a mutant.
 TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 DQN = ["tests/gohr_study/test_linear_dqn.py", "tests/gohr_study/test_linear_dqn_mechanisms.py"]
 
@@ -93,16 +97,9 @@ def config(module: str, tests: list[str], timeout: float) -> str:
                       f'test-command = "{command}"', "", "[cosmic-ray.distributor]", 'name = "local"', ""])
 
 
-def files_of(module: str) -> list[Path]:
-    path = ROOT / module
-    return sorted(path.rglob("*.py")) if path.is_dir() else [path]
-
-
-def cosmic_ray(*args: str, minutes: float | None = None) -> bool:
+def cosmic_ray(*args: str, cwd: Path, env: dict[str, str], minutes: float | None = None) -> bool:
     """Run a Cosmic Ray command; False if it was stopped after `minutes` (its session keeps what it finished)."""
-    # no bytecode is written, so no test run can read a stale compiled copy of a mutant
-    process = subprocess.Popen([sys.executable, "-m", "cosmic_ray.cli", *args], cwd=ROOT, start_new_session=True,
-                               env={**os.environ, **TEST_ENV})
+    process = subprocess.Popen([sys.executable, "-m", "cosmic_ray.cli", *args], cwd=cwd, start_new_session=True, env=env)
     try:
         code = process.wait(timeout=None if minutes is None else 60 * minutes)
     except subprocess.TimeoutExpired:
@@ -168,12 +165,26 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def snapshot(directory: Path) -> None:
+    """Write the last commit's tree into `directory`."""
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(directory, filter="data")
+
+
 def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
     """Initialise (unless a session exists), baseline and execute the module's session; its path.
-    The CPU time of the sitting is added to the session's record."""
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", module], cwd=ROOT, capture_output=True, text=True).stdout
+
+    Cosmic Ray edits the module in place, so it works in a snapshot of the last commit (imported
+    ahead of the editable install through PYTHONPATH): the checkout stays untouched and free to
+    edit meanwhile, and what is measured is the commit. The CPU time of the sitting is added to the
+    session's record."""
+    tests = MODULES[module]
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", module, *tests], cwd=ROOT, capture_output=True,
+                           text=True).stdout
     if dirty.strip():
-        raise SystemExit(f"{module}: uncommitted changes; commit them first (Cosmic Ray edits the file in place)")
+        raise SystemExit(f"{module}: uncommitted changes to it or its tests; commit them first (the run measures "
+                         "the last commit)")
     WORK.mkdir(exist_ok=True)
     session = session_of(module)
     settings = session.with_suffix(".toml")
@@ -182,26 +193,24 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
         session.with_suffix(".json").unlink(missing_ok=True)
     spent = cpu_seconds(session)
     cpu_before = children_cpu()
-    tests = MODULES[module]
-    started = time.perf_counter()
-    baseline = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests], cwd=ROOT,
-                              capture_output=True, text=True, env={**os.environ, **TEST_ENV})
-    if baseline.returncode != 0:
-        raise SystemExit(f"{module}: its tests fail before any mutation:\n{baseline.stdout[-2000:]}")
-    settings.write_text(config(module, tests, timeout=max(60.0, 4 * (time.perf_counter() - started))))
-    if not session.exists():
-        cosmic_ray("init", str(settings), str(session))
-        skip_signature_annotations(session)
-    originals = {path: path.read_bytes() for path in files_of(module)}
-    try:
-        finished = cosmic_ray("exec", str(settings), str(session), minutes=minutes)
-    finally:
-        for path, text in originals.items():
-            if path.read_bytes() != text:
-                path.write_bytes(text)
-                print(f"{path.relative_to(ROOT)}: restored after an interrupted mutation", file=sys.stderr)
-        spent += children_cpu() - cpu_before
-        session.with_suffix(".json").write_text(json.dumps({"cpu_seconds": round(spent, 1)}) + "\n")
+    with tempfile.TemporaryDirectory(prefix="zoo-mutation-") as folder:
+        tree = Path(folder)
+        snapshot(tree)
+        env = {**os.environ, **TEST_ENV, "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "plugins")])}
+        try:
+            started = time.perf_counter()
+            baseline = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                                      cwd=tree, capture_output=True, text=True, env=env)
+            if baseline.returncode != 0:
+                raise SystemExit(f"{module}: its tests fail before any mutation:\n{baseline.stdout[-2000:]}")
+            settings.write_text(config(module, tests, timeout=max(60.0, 4 * (time.perf_counter() - started))))
+            if not session.exists():
+                cosmic_ray("init", str(settings), str(session), cwd=tree, env=env)
+                skip_signature_annotations(session)
+            finished = cosmic_ray("exec", str(settings), str(session), cwd=tree, env=env, minutes=minutes)
+        finally:
+            spent += children_cpu() - cpu_before
+            session.with_suffix(".json").write_text(json.dumps({"cpu_seconds": round(spent, 1)}) + "\n")
     if not finished:
         print(f"{module}: stopped after {minutes:g} minutes; run again to test the remaining mutants")
     return session
@@ -225,7 +234,7 @@ def score(session: Path, equivalent: dict) -> dict:
                 counts["killed" if result.test_outcome == TestOutcome.KILLED else "incompetent"] += 1
                 continue
             mutation = item.mutations[0]
-            where = Path(mutation.module_path).resolve().relative_to(ROOT).as_posix()
+            where = Path(mutation.module_path).as_posix()  # relative to the tree the session ran in
             if (where, mutation.operator_name, mutation.occurrence) in equivalent:
                 counts["equivalent"] += 1
                 continue
