@@ -5,7 +5,7 @@ symmetric), Retrace printed (sampled next Q) or textbook (E_pi Q), and the tau-s
 
 import pytest
 import torch
-from loss_reference import FixedNet, actor_critic, batch, gradients, h_log, leaves, softmax, taken
+from loss_reference import FixedNet, actor_critic, batch, diagnostics, gradients, h_log, leaves, softmax, taken
 from zoo_dice.behavior import x_of_tau
 from zoo_dice.loss import DiCELoss
 
@@ -19,7 +19,8 @@ def symmetric(r):
 
 
 def reference(adv, value, data, shape, retrace, bars):
-    """xi L_V + alpha L_Q + beta L_pi with Q = V + A and the policy term A(a) - sum_b sg(pi_tau(b)) A(b)."""
+    """xi L_V + alpha L_Q + beta L_pi with Q = V + A and the policy term A(a) - sum_b sg(pi_tau(b)) A(b), and the
+    logged parts: the three losses, the entropy of pi_tau, the diagnostics of the ratios and the mean 1/tau."""
     a, v = adv[..., 0, :], value[..., 0]
     beta = torch.expm1(data["behavior"][:, 0].float()).to(a.dtype).unsqueeze(-1)  # 1/tau as DiCE stores it
     pi = softmax(beta * a)
@@ -29,7 +30,12 @@ def reference(adv, value, data, shape, retrace, bars):
     loss_v, loss_q, loss_pi = actor_critic(v, taken(q, data), score, taken(pi, data).detach(), data,
                                            shape(data["reward"][:-1]), GAMMA, expected_q=expected,
                                            rho_bar=bars[0], c_bar=bars[1])
-    return SCALES[0] * loss_v + SCALES[1] * loss_q + SCALES[2] * loss_pi
+    entropy = -(pi * torch.log(pi))[:-1].sum(-1)[data["train"][:-1]].mean()
+    parts = {"loss_v": float(loss_v.detach()), "loss_q": float(loss_q.detach()), "loss_pi": float(loss_pi.detach()),
+             "entropy": float(entropy.detach()), "inverse_tau": float(beta.mean())}
+    rho = diagnostics(taken(pi, data), data, bars[0])
+    del rho["mu_entropy"]  # DiCE does not log it
+    return SCALES[0] * loss_v + SCALES[1] * loss_q + SCALES[2] * loss_pi, {**parts, **rho}
 
 
 @pytest.mark.parametrize("reward_shape, shape", [("literal", h_log), ("symmetric", symmetric)])
@@ -40,11 +46,12 @@ def test_loss_and_gradients_match_the_reference(reward_shape, shape, retrace, se
                     reward_shape=reward_shape, retrace_variant=retrace)
     adv, value = leaves(heads=1, seed=seed)
     data = batch([[x_of_tau(tau)] for tau in TAUS], seed=seed)
-    total, _ = loss(FixedNet(adv, value), data)
-    expected = reference(adv, value, data, shape, retrace, bars)
+    total, parts = loss(FixedNet(adv, value), data)
+    expected, expected_parts = reference(adv, value, data, shape, retrace, bars)
     assert total.item() == pytest.approx(expected.item(), rel=1e-6)
     for got, want in zip(gradients(total, adv, value), gradients(expected, adv, value)):
         assert torch.allclose(got, want, rtol=1e-6, atol=1e-9)
+    assert parts == pytest.approx(expected_parts, rel=1e-6)
 
 
 def test_the_batch_is_off_policy_and_clipped():
