@@ -156,10 +156,11 @@ def session_of(module: str) -> Path:
     return WORK / (module.replace("/", "__").removesuffix(".py") + ".sqlite")
 
 
-def cpu_seconds(session: Path) -> float:
-    """CPU time (user + system, all processes) spent on the session so far, over all its sittings."""
+def record_of(session: Path) -> dict:
+    """The session's record: CPU time (user + system, all processes) over all its sittings, and the
+    commit and date of its last sitting."""
     record = session.with_suffix(".json")
-    return json.loads(record.read_text())["cpu_seconds"] if record.exists() else 0.0
+    return {"cpu_seconds": 0.0, "commit": "?", "date": "?", **(json.loads(record.read_text()) if record.exists() else {})}
 
 
 def children_cpu() -> float:
@@ -193,7 +194,8 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
     if fresh:
         session.unlink(missing_ok=True)
         session.with_suffix(".json").unlink(missing_ok=True)
-    spent = cpu_seconds(session)
+    spent = record_of(session)["cpu_seconds"]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     cpu_before = children_cpu()
     with tempfile.TemporaryDirectory(prefix="zoo-mutation-") as folder:
         tree = Path(folder)
@@ -212,7 +214,8 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
             finished = cosmic_ray("exec", str(settings), str(session), cwd=tree, env=env, minutes=minutes)
         finally:
             spent += children_cpu() - cpu_before
-            session.with_suffix(".json").write_text(json.dumps({"cpu_seconds": round(spent, 1)}) + "\n")
+            record = {"cpu_seconds": round(spent, 1), "commit": commit.strip(), "date": datetime.date.today().isoformat()}
+            session.with_suffix(".json").write_text(json.dumps(record) + "\n")
     if not finished:
         print(f"{module}: stopped after {minutes:g} minutes; run again to test the remaining mutants")
     return session
@@ -249,15 +252,14 @@ def score(session: Path, equivalent: dict) -> dict:
 
 
 def table(rows: list[tuple[str, dict, float]]) -> str:
-    """The Markdown table of the modules' scores, headed by the date and the commit they were measured at."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
-    lines = [f"Measured {datetime.date.today().isoformat()} at commit {commit.strip()}:", "",
-             "| module | mutants | killed | survived | equivalent | incompetent | not yet run | score | CPU time |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    """The Markdown table of the modules' scores, each with the date and commit of its last sitting."""
+    lines = ["| module | mutants | killed | survived | equivalent | incompetent | not yet run | score | CPU time "
+             "| date | commit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for module, counts, percent in rows:
+        record = counts["record"]
         lines.append(f"| `{module}` | {counts['mutants']} | {counts['killed']} | {counts['survived']} "
                      f"| {counts['equivalent']} | {counts['incompetent']} | {counts['pending']} | {percent:.1f}% "
-                     f"| {counts['cpu_seconds'] / 60:.0f} min |")
+                     f"| {record['cpu_seconds'] / 60:.0f} min | {record['date']} | {record['commit']} |")
     return "\n".join(lines)
 
 
@@ -288,7 +290,7 @@ def main() -> None:
         else:
             session = run_module(module, args.fresh, args.minutes)
         counts = score(session, equivalent)
-        counts["cpu_seconds"] = cpu_seconds(session)
+        counts["record"] = record_of(session)
         judged = counts["killed"] + counts["survived"]
         rows.append((module, counts, 100.0 * counts["killed"] / judged if judged else 100.0))
         print(f"{module}: {counts['killed']} killed, {counts['survived']} survived, {counts['equivalent']} equivalent, "
