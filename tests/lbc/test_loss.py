@@ -67,3 +67,18 @@ def test_the_batch_is_off_policy_and_clipped():
     assert (ratio > 1.05).any() and (ratio < 0.9).any()
     assert data["done"][:-1].sum() == 2
 
+
+
+@pytest.mark.parametrize("networks", [3, 1])
+def test_behavior_policy_is_the_members_mixture(networks):
+    """mu_psi = sum_i omega_i softmax(tau_i A_i) (LBC Section 4.2), tau_i = e^{x_i} - 1 and omega normalized;
+    reduce_H's one network supplies A_1 to every component."""
+    loss = LBCLoss(burn_in=0, gammas=[0.9] * networks, shapings=["rs1"] * networks, members=3, rho_bar=1.05,
+                   c_bar=1.05, scales=SCALES)
+    adv = torch.randn(2, networks, 4, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    psi = torch.tensor(PSI, dtype=torch.float64)
+    log_mu = loss.behavior_policy(adv, None, psi)
+    for b in range(2):
+        omega = psi[b, 1::2] / psi[b, 1::2].sum()
+        mixture = sum(omega[i] * softmax(torch.expm1(psi[b, 2 * i]) * adv[b, i % networks]) for i in range(3))
+        assert torch.allclose(log_mu[b].exp(), mixture, rtol=1e-12, atol=0.0)
