@@ -83,3 +83,21 @@ def test_a_batch_without_trained_rows_has_zero_loss(agent):
     total, parts, grads = loss_and_gradients(loss, adv, value, data)
     assert total.item() == 0.0 and all(g.abs().sum() == 0 for g in grads)
     assert all(number == 0.0 for name, number in parts.items() if name != "inverse_tau")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_padding_after_a_truncated_episode_does_not_reach_the_loss(agent):
+    """A sequence whose episode stopped without a terminal (a time limit) bootstraps from the estimates
+    (rho = c = 0 on padding): the padded rows' rewards change nothing."""
+    loss, heads, behavior = make_loss(agent)
+    data = batch(behavior)
+    data["done"][2, 1] = 0.0  # sequence 1 ends at row 2 without a terminal; rows 3 on are padding
+    adv, value = leaves(heads)
+    other = dict(data, reward=data["reward"].clone())
+    other["reward"][3:, 1] = torch.tensor([40.0, -25.0, 9.0], dtype=other["reward"].dtype)
+    total, parts, grads = loss_and_gradients(loss, adv, value, data)
+    changed, changed_parts, changed_grads = loss_and_gradients(loss, adv, value, other)
+    assert changed.item() == pytest.approx(total.item(), rel=1e-12)
+    assert changed_parts == pytest.approx(parts, rel=1e-12)
+    for got, want in zip(changed_grads, grads):
+        assert torch.allclose(got, want, rtol=1e-12, atol=0.0)
