@@ -6,12 +6,13 @@ tests that cover the module against each change; a mutant is killed when the tes
 score of a module is killed / (killed + surviving). Equivalent mutants count as neither: those
 listed in ``scripts/mutation_equivalent.txt`` (changes that cannot alter any result, each with its
 reason), and those inside function annotations of modules that postpone them, which are skipped. Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh``
-starts a module over (needed after the module or its tests change).
+starts a module over (needed after the module or its tests change); ``--report`` prints the table of
+the sessions as they stand (mutants, outcomes, score, CPU time of the runs) without running anything.
 
-Cosmic Ray edits the module on disk while it runs: the file must be committed (or at least
-unchanged from HEAD), and the script puts its original bytes back however the run ends.
+Cosmic Ray edits the module on disk while it runs, so each sitting works in a snapshot of the last
+commit (the checkout is never changed): commit the module and its tests before running.
 
-    python scripts/mutation.py [MODULE ...] [--fresh] [--minutes M] [--list]
+    python scripts/mutation.py [MODULE ...] [--fresh] [--minutes M] [--list] [--report]
     flock /tmp/zoo-heavy.lock .venv/bin/python scripts/mutation.py plugins/zoo_learner/targets.py
 """
 
@@ -19,10 +20,16 @@ from __future__ import annotations
 
 import argparse
 import ast
+import datetime
+import io
+import json
 import os
+import resource
 import signal
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,23 +38,30 @@ WORK = ROOT / ".mutation"
 EQUIVALENT = Path(__file__).with_name("mutation_equivalent.txt")
 LEARNER, GDI, DICE, LBC = "tests/learner", "tests/gdi", "tests/dice", "tests/lbc"
 STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.py", "tests/gohr_study/test_study.py"]
+# Each mutant costs one pytest process, most of it start-up: third-party pytest plugins (playwright,
+# hypothesis, ...) are not loaded, since none of the tests below needs one. No bytecode is written,
+# so no test run can read a stale compiled copy of a mutant.
+TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 DQN = ["tests/gohr_study/test_linear_dqn.py", "tests/gohr_study/test_linear_dqn_mechanisms.py"]
 
 #: module -> the tests that cover it
 MODULES: dict[str, list[str]] = {
     "plugins/zoo_learner/targets.py": [f"{LEARNER}/test_targets.py", f"{GDI}/test_loss.py", f"{DICE}/test_loss.py",
                                        f"{LBC}/test_loss.py"],
-    "plugins/zoo_learner/policy.py": [f"{LEARNER}/test_policy.py", f"{GDI}/test_loss.py", f"{DICE}/test_loss.py"],
-    "plugins/zoo_learner/losses.py": [f"{GDI}/test_loss.py", f"{DICE}/test_loss.py", f"{LBC}/test_loss.py",
-                                      f"{GDI}/test_loss_wiring.py", f"{DICE}/test_loss_wiring.py"],
+    "plugins/zoo_learner/policy.py": [f"{LEARNER}/test_policy.py", f"{LEARNER}/test_losses.py", f"{GDI}/test_loss.py",
+                                      f"{DICE}/test_loss.py"],
+    "plugins/zoo_learner/losses.py": [f"{LEARNER}/test_losses.py", f"{GDI}/test_loss_wiring.py",
+                                      f"{DICE}/test_loss_wiring.py", f"{LBC}/test_loss.py", f"{GDI}/test_loss.py",
+                                      f"{DICE}/test_loss.py"],
     "plugins/zoo_learner/behavior.py": ["tests/bandits", f"{GDI}/test_behavior_entropy.py"],
     "plugins/zoo_learner/shaping.py": [f"{LEARNER}/test_shaping.py", f"{LBC}/test_loss.py"],
     "plugins/zoo_bandits": ["tests/bandits", f"{LBC}/test_bandits.py"],
-    "plugins/zoo_gdi/loss.py": [f"{GDI}/test_loss.py", f"{GDI}/test_loss_wiring.py"],
+    "plugins/zoo_gdi/loss.py": [f"{GDI}/test_loss_wiring.py", f"{GDI}/test_loss.py", f"{LEARNER}/test_losses.py"],
     "plugins/zoo_gdi/behavior.py": [f"{GDI}/test_behavior_entropy.py", f"{GDI}/test_agent.py"],
-    "plugins/zoo_dice/loss.py": [f"{DICE}/test_loss.py", f"{DICE}/test_loss_wiring.py", f"{DICE}/test_omega.py"],
+    "plugins/zoo_dice/loss.py": [f"{DICE}/test_loss_wiring.py", f"{DICE}/test_loss.py", f"{LEARNER}/test_losses.py",
+                                 f"{DICE}/test_omega.py"],
     "plugins/zoo_dice/behavior.py": [f"{DICE}/test_family.py", f"{DICE}/test_agent.py"],
-    "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py"],
+    "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py", f"{LEARNER}/test_losses.py"],
     "plugins/zoo_lbc/bandits.py": [f"{LBC}/test_bandits.py"],
     "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_agent.py"],
     "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
@@ -86,16 +100,9 @@ def config(module: str, tests: list[str], timeout: float) -> str:
                       f'test-command = "{command}"', "", "[cosmic-ray.distributor]", 'name = "local"', ""])
 
 
-def files_of(module: str) -> list[Path]:
-    path = ROOT / module
-    return sorted(path.rglob("*.py")) if path.is_dir() else [path]
-
-
-def cosmic_ray(*args: str, minutes: float | None = None) -> bool:
+def cosmic_ray(*args: str, cwd: Path, env: dict[str, str], minutes: float | None = None) -> bool:
     """Run a Cosmic Ray command; False if it was stopped after `minutes` (its session keeps what it finished)."""
-    # no bytecode is written, so no test run can read a stale compiled copy of a mutant
-    process = subprocess.Popen([sys.executable, "-m", "cosmic_ray.cli", *args], cwd=ROOT, start_new_session=True,
-                               env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    process = subprocess.Popen([sys.executable, "-m", "cosmic_ray.cli", *args], cwd=cwd, start_new_session=True, env=env)
     try:
         code = process.wait(timeout=None if minutes is None else 60 * minutes)
     except subprocess.TimeoutExpired:
@@ -146,33 +153,70 @@ def skip_signature_annotations(session: Path) -> None:
                                                       output="inside a postponed annotation"))
 
 
+def session_of(module: str) -> Path:
+    return WORK / (module.replace("/", "__").removesuffix(".py") + ".sqlite")
+
+
+def record_of(session: Path) -> dict:
+    """The session's record: CPU time (user + system, all processes) over all its sittings, and the
+    commit and date of its last sitting."""
+    record = session.with_suffix(".json")
+    return {"cpu_seconds": 0.0, "commit": "?", "date": "?", **(json.loads(record.read_text()) if record.exists() else {})}
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def snapshot(directory: Path) -> None:
+    """Write the last commit's tree into `directory`."""
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(directory, filter="data")
+
+
 def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
-    """Initialise (unless a session exists), baseline and execute the module's session; its path."""
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", module], cwd=ROOT, capture_output=True, text=True).stdout
-    if dirty.strip():
-        raise SystemExit(f"{module}: uncommitted changes; commit them first (Cosmic Ray edits the file in place)")
-    WORK.mkdir(exist_ok=True)
-    slug = module.replace("/", "__").removesuffix(".py")
-    session, settings = WORK / f"{slug}.sqlite", WORK / f"{slug}.toml"
+    """Initialise (unless a session exists), baseline and execute the module's session; its path.
+
+    Cosmic Ray edits the module in place, so it works in a snapshot of the last commit (imported
+    ahead of the editable install through PYTHONPATH): the checkout stays untouched and free to
+    edit meanwhile, and what is measured is the commit. The CPU time of the sitting is added to the
+    session's record."""
     tests = MODULES[module]
-    started = time.perf_counter()
-    baseline = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests], cwd=ROOT,
-                              capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    if baseline.returncode != 0:
-        raise SystemExit(f"{module}: its tests fail before any mutation:\n{baseline.stdout[-2000:]}")
-    settings.write_text(config(module, tests, timeout=max(60.0, 4 * (time.perf_counter() - started))))
-    if fresh or not session.exists():
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", module, *tests], cwd=ROOT, capture_output=True,
+                           text=True).stdout
+    if dirty.strip():
+        raise SystemExit(f"{module}: uncommitted changes to it or its tests; commit them first (the run measures "
+                         "the last commit)")
+    WORK.mkdir(exist_ok=True)
+    session = session_of(module)
+    settings = session.with_suffix(".toml")
+    if fresh:
         session.unlink(missing_ok=True)
-        cosmic_ray("init", str(settings), str(session))
-        skip_signature_annotations(session)
-    originals = {path: path.read_bytes() for path in files_of(module)}
-    try:
-        finished = cosmic_ray("exec", str(settings), str(session), minutes=minutes)
-    finally:
-        for path, text in originals.items():
-            if path.read_bytes() != text:
-                path.write_bytes(text)
-                print(f"{path.relative_to(ROOT)}: restored after an interrupted mutation", file=sys.stderr)
+        session.with_suffix(".json").unlink(missing_ok=True)
+    spent = record_of(session)["cpu_seconds"]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    cpu_before = children_cpu()
+    with tempfile.TemporaryDirectory(prefix="zoo-mutation-") as folder:
+        tree = Path(folder)
+        snapshot(tree)
+        env = {**os.environ, **TEST_ENV, "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "plugins")])}
+        try:
+            started = time.perf_counter()
+            baseline = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                                      cwd=tree, capture_output=True, text=True, env=env)
+            if baseline.returncode != 0:
+                raise SystemExit(f"{module}: its tests fail before any mutation:\n{baseline.stdout[-2000:]}")
+            settings.write_text(config(module, tests, timeout=max(60.0, 4 * (time.perf_counter() - started))))
+            if not session.exists():
+                cosmic_ray("init", str(settings), str(session), cwd=tree, env=env)
+                skip_signature_annotations(session)
+            finished = cosmic_ray("exec", str(settings), str(session), cwd=tree, env=env, minutes=minutes)
+        finally:
+            spent += children_cpu() - cpu_before
+            record = {"cpu_seconds": round(spent, 1), "commit": commit.strip(), "date": datetime.date.today().isoformat()}
+            session.with_suffix(".json").write_text(json.dumps(record) + "\n")
     if not finished:
         print(f"{module}: stopped after {minutes:g} minutes; run again to test the remaining mutants")
     return session
@@ -186,6 +230,7 @@ def score(session: Path, equivalent: dict) -> dict:
     counts = {"killed": 0, "survived": 0, "equivalent": 0, "incompetent": 0}
     survivors = []
     with use_db(str(session), WorkDB.Mode.open) as db:
+        counts["mutants"], counts["pending"] = db.num_work_items, db.num_work_items - db.num_results
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 counts["equivalent"] += 1  # inside an annotation (skip_signature_annotations)
@@ -195,7 +240,7 @@ def score(session: Path, equivalent: dict) -> dict:
                 counts["killed" if result.test_outcome == TestOutcome.KILLED else "incompetent"] += 1
                 continue
             mutation = item.mutations[0]
-            where = Path(mutation.module_path).resolve().relative_to(ROOT).as_posix()
+            where = Path(mutation.module_path).as_posix()  # relative to the tree the session ran in
             if (where, mutation.operator_name, mutation.occurrence) in equivalent:
                 counts["equivalent"] += 1
                 continue
@@ -207,6 +252,18 @@ def score(session: Path, equivalent: dict) -> dict:
     return counts
 
 
+def table(rows: list[tuple[str, dict, float]]) -> str:
+    """The Markdown table of the modules' scores, each with the date and commit of its last sitting."""
+    lines = ["| module | mutants | killed | survived | equivalent | incompetent | not yet run | score | CPU time "
+             "| date | commit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for module, counts, percent in rows:
+        record = counts["record"]
+        lines.append(f"| `{module}` | {counts['mutants']} | {counts['killed']} | {counts['survived']} "
+                     f"| {counts['equivalent']} | {counts['incompetent']} | {counts['pending']} | {percent:.1f}% "
+                     f"| {record['cpu_seconds'] / 60:.0f} min | {record['date']} | {record['commit']} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", metavar="MODULE", help="module files or folders (default: all of MODULES)")
@@ -214,6 +271,8 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=None,
                         help="stop each module's run after this long (its session keeps the results; run again to go on)")
     parser.add_argument("--list", action="store_true", help="list the modules and their tests, and stop")
+    parser.add_argument("--report", action="store_true",
+                        help="print the scores of the modules' sessions as they stand, running nothing")
     args = parser.parse_args()
     if args.list:
         for module, tests in MODULES.items():
@@ -225,16 +284,25 @@ def main() -> None:
     equivalent = equivalent_mutants()
     rows = []
     for module in args.modules or list(MODULES):
-        counts = score(run_module(module, args.fresh, args.minutes), equivalent)
+        if args.report:
+            session = session_of(module)
+            if not session.exists():
+                continue
+        else:
+            session = run_module(module, args.fresh, args.minutes)
+        counts = score(session, equivalent)
+        counts["record"] = record_of(session)
         judged = counts["killed"] + counts["survived"]
         rows.append((module, counts, 100.0 * counts["killed"] / judged if judged else 100.0))
         print(f"{module}: {counts['killed']} killed, {counts['survived']} survived, {counts['equivalent']} equivalent, "
-              f"{counts['incompetent']} incompetent")
-        print("\n".join(counts["survivors"]))
-    print("\n| module | killed | survived | equivalent | incompetent | score |\n|---|---|---|---|---|---|")
-    for module, counts, percent in rows:
-        print(f"| {module} | {counts['killed']} | {counts['survived']} | {counts['equivalent']} | {counts['incompetent']} "
-              f"| {percent:.1f}% |")
+              f"{counts['incompetent']} incompetent, {counts['pending']} not yet run")
+        for line in counts["survivors"]:
+            print(line)
+    if not rows:
+        raise SystemExit("no session to report yet: run the script on a module first")
+    print()
+    print(table(rows))
+
 
 if __name__ == "__main__":
     main()

@@ -13,6 +13,8 @@ with X = Q(a) (the sampled next action, as GDI and DiCE print Retrace) or X = E_
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 DTYPE = torch.float64
@@ -145,3 +147,21 @@ def rs3(r):  # LBC Table 3
 def gradients(loss: torch.Tensor, *tensors: torch.Tensor) -> list[torch.Tensor]:
     return list(torch.autograd.grad(loss, tensors, allow_unused=False))
 
+
+
+def diagnostics(pi_taken, batch, rho_bar: float = 1.05) -> dict[str, float]:
+    """The logged means over the trained rows that have a successor: rho, the fraction of ratios above
+    rho_bar, and the entropy of the stored mu; pi_taken (T+1, B) as in :func:`actor_critic`."""
+    pi_taken = pi_taken.detach()
+    mu_taken = batch["mu"].gather(-1, batch["action"].unsqueeze(-1)).squeeze(-1)
+    rho = clipped = entropy = 0.0
+    count = 0
+    for b in range(pi_taken.shape[1]):
+        for t in range(pi_taken.shape[0] - 1):
+            if batch["train"][t, b]:
+                count += 1
+                ratio = float(pi_taken[t, b]) / float(mu_taken[t, b])
+                rho += min(rho_bar, ratio)
+                clipped += float(ratio > rho_bar)
+                entropy -= sum(float(p) * math.log(float(p)) for p in batch["mu"][t, b] if p > 0)
+    return {"rho": rho / count, "rho_clipped": clipped / count, "mu_entropy": entropy / count}

@@ -28,9 +28,13 @@ def mixture_log_probs(
 ) -> torch.Tensor:
     """log( eps * softmax(beta1 * logits1) + (1 - eps) * softmax(beta2 * logits2) ), by logsumexp.
 
-    eps in {0, 1} is exact: the absent component gets log weight -inf.
+    eps in {0, 1} is exact: the absent component gets log weight -inf. An action both components
+    exclude (a greedy component alone) gets -inf and no gradient; logaddexp's own gradient there
+    would be exp(-inf - -inf), NaN, and would reach every weight through the other actions.
     """
     eps = eps.to(logits1.dtype).unsqueeze(-1)
     first = torch.log(eps) + boltzmann_log_probs(logits1, beta1)  # log(0) = -inf
     second = torch.log1p(-eps) + boltzmann_log_probs(logits2, beta2)
-    return torch.logaddexp(first, second)
+    excluded = torch.isneginf(first) & torch.isneginf(second)
+    both = torch.logaddexp(first.masked_fill(excluded, 0.0), second.masked_fill(excluded, 0.0))
+    return both.masked_fill(excluded, -math.inf)

@@ -5,7 +5,19 @@ App. F Eq. 9-12, Algorithms 2 and 3, Table 6). Also: H3's two heads are two netw
 
 import pytest
 import torch
-from loss_reference import FixedNet, actor_critic, batch, dueling, gradients, h_log, h_pow, leaves, softmax, taken
+from loss_reference import (
+    FixedNet,
+    actor_critic,
+    batch,
+    diagnostics,
+    dueling,
+    gradients,
+    h_log,
+    h_pow,
+    leaves,
+    softmax,
+    taken,
+)
 from zoo_gdi.builder import GDIBuilder
 from zoo_gdi.params import GDIParams
 
@@ -20,11 +32,12 @@ def mixture(a1, a2, behavior):
 
 
 def reference(adv, value, data, retrace="paper", bars=(1.05, 1.05)):
-    """sum over heads of xi L_V + alpha L_Q + beta L_pi; one head for I3, two for H3."""
+    """sum over heads of xi L_V + alpha L_Q + beta L_pi (one head for I3, two for H3), and the logged parts:
+    each loss summed over the heads, and the diagnostics of the ratios and of mu."""
     heads = adv.shape[-2]
     pi = mixture(adv[..., 0, :], adv[..., -1, :], data["behavior"])
     shapings = [h_log] if heads == 1 else [h_log, h_pow]
-    total = 0.0
+    total, parts = 0.0, {"loss_v": 0.0, "loss_q": 0.0, "loss_pi": 0.0}
     for i in range(heads):
         v, q = value[..., i], dueling(adv[..., i, :], value[..., i], pi)
         if heads == 1:
@@ -37,7 +50,9 @@ def reference(adv, value, data, retrace="paper", bars=(1.05, 1.05)):
                                                taken(pi, data).detach(), data, shapings[i](data["reward"][:-1]),
                                                GAMMA, expected_q=expected, rho_bar=bars[0], c_bar=bars[1])
         total = total + SCALES[0] * loss_v + SCALES[1] * loss_q + SCALES[2] * loss_pi
-    return total
+        for name, loss in zip(parts, (loss_v, loss_q, loss_pi)):
+            parts[name] += float(loss.detach())
+    return total, {**parts, **diagnostics(taken(pi, data), data, bars[0])}
 
 
 @pytest.mark.parametrize("heads", [1, 2])
@@ -48,11 +63,12 @@ def test_loss_and_gradients_match_the_reference(heads, retrace, seed, bars):
     builder = GDIBuilder(params, heads)
     adv, value = leaves(heads, seed=seed)
     data = batch(LAMBDAS, seed=seed)
-    total, _ = builder.loss(FixedNet(adv, value), data)
-    expected = reference(adv, value, data, retrace, bars)
+    total, parts = builder.loss(FixedNet(adv, value), data)
+    expected, expected_parts = reference(adv, value, data, retrace, bars)
     assert total.item() == pytest.approx(expected.item(), rel=1e-9)
     for got, want in zip(gradients(total, adv, value), gradients(expected, adv, value)):
         assert torch.allclose(got, want, rtol=1e-9, atol=1e-12)
+    assert parts == pytest.approx(expected_parts, rel=1e-9)
 
 
 def test_the_batch_is_off_policy_and_clipped():

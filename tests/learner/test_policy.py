@@ -59,3 +59,16 @@ def test_reward_shaping_values():
     r = torch.tensor([1.0, -1.0, 0.0, 10.0])
     assert torch.allclose(h_log(r), torch.tensor([1.386294, -0.693147, 0.0, 2 * math.log(11)]), atol=1e-6)
     assert torch.allclose(h_pow(r), torch.tensor([0.190207, -0.190207, 0.0, 11 ** 0.25 - 1 + 0.01]), atol=1e-6)
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.3, 1.0])
+def test_greedy_and_uniform_mixtures_have_zero_not_nan_gradients(eps):
+    """eps * uniform + (1 - eps) * greedy does not depend on the advantages' values (only on the argmax),
+    also at eps = 0 where the greedy component alone leaves -inf on the other actions."""
+    logits = A.clone().requires_grad_()
+    n = A.shape[0]
+    logp = mixture_log_probs(logits, logits, torch.zeros(n), torch.full((n,), math.inf), torch.full((n,), eps))
+    taken = logp.gather(-1, torch.tensor([[2], [0]])).sum()  # the greedy actions, with probability > 0
+    (grad,) = torch.autograd.grad(taken, logits)
+    assert torch.equal(grad, torch.zeros_like(grad))
+    assert torch.isneginf(logp).sum() == (6 if eps == 0.0 else 0)

@@ -4,6 +4,9 @@ from typing import get_args
 
 import pytest
 import torch
+from loss_reference import h_log as h_log_reference
+from loss_reference import h_pow as h_pow_reference
+from loss_reference import rs1, rs3
 from zoo_dice.loss import h_literal
 from zoo_dice.params import REWARD_SHAPES, DiCEParams
 from zoo_lbc.params import SHAPING_NAMES, MemberParams
@@ -28,3 +31,16 @@ def test_shapings_keep_zero_and_the_order_of_rewards(name):
     shaped = SHAPINGS[name](r)
     assert float(SHAPINGS[name](torch.zeros(1, dtype=torch.float64))) == 0.0
     assert (shaped.diff() >= 0).all()
+
+
+def signed_log(r):  # DiCE's h read symmetrically
+    return torch.sign(r) * torch.log(r.abs() + 1.0)
+
+
+@pytest.mark.parametrize("name, formula", [("log", h_log_reference), ("signed_log", signed_log), ("pow", h_pow_reference),
+                                           ("sqrt", rs1), ("tanh", rs3), ("none", lambda r: r)])
+def test_each_shaping_is_its_papers_formula(name, formula):
+    """Against the tables' formulas written out independently (tests/loss_reference.py), on rewards of
+    both signs from tiny to large, where the 0.001 * r terms and the tanh bounds show."""
+    r = torch.tensor([-1e4, -30.0, -2.5, -1.0, -0.1, 0.0, 0.1, 1.0, 2.5, 30.0, 1e4], dtype=torch.float64)
+    assert torch.allclose(SHAPINGS[name](r), formula(r), rtol=1e-12, atol=0.0)
