@@ -67,8 +67,9 @@ def main():
         print(f"seed {seed}: best_region {means['best_region']:.2f}, mechanism {means['mechanism']:.2f}", flush=True)
     best, mechanism = np.array(rows).T
     p_value = wilcoxon(best, mechanism).pvalue if len(rows) > 1 and np.any(best != mechanism) else float("nan")
+    ratio = best.mean() / mechanism.mean() if mechanism.mean() else float("nan")
     print(f"mean evaluation return: best_region {best.mean():.2f}, mechanism {mechanism.mean():.2f}; "
-          f"ratio {best.mean() / mechanism.mean():.3f}; paired Wilcoxon p = {p_value:.3f}")
+          f"difference {best.mean() - mechanism.mean():+.2f}, ratio {ratio + 0.0:.3f}; paired Wilcoxon p = {p_value:.3f}")
 
 
 if __name__ == "__main__":
