@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zoo_learner.losses import AuxiliaryTasks
 from zoo_learner.networks import build_network
 
 from zoo import BehaviorSpace
@@ -20,13 +21,14 @@ class DiCEBuilder:
                              scales=tuple(params.loss_scales),
                              entropy=params.entropy_coefficient if params.ablation == "entropy" else 0.0,
                              reward_shape=params.reward_shape, retrace_variant=params.retrace_variant,
-                             advantage_centering=params.advantage_centering)
+                             advantage_centering=params.advantage_centering,
+                             auxiliary=AuxiliaryTasks(params.auxiliary.forward, params.auxiliary.inverse))
 
     def behavior_space(self) -> BehaviorSpace:
         return behavior_space()
 
     def make_network(self, obs_shape, actions):
-        return build_network(self.params.network, obs_shape, actions, heads=1)
+        return build_network(self.params.network, obs_shape, actions, heads=1, auxiliary=self.params.auxiliary)
 
     def behavior_policy(self):
         return self.loss.behavior_policy

@@ -15,7 +15,7 @@ averaged over the trained rows of the batch.
 from __future__ import annotations
 
 import torch
-from zoo_learner.losses import Rows, actor_critic_terms, clipped_ratios, masked_mean
+from zoo_learner.losses import NO_AUXILIARY, AuxiliaryTasks, Rows, actor_critic_terms, clipped_ratios, masked_mean
 from zoo_learner.policy import boltzmann_log_probs
 from zoo_learner.shaping import SHAPINGS
 from zoo_learner.shaping import h_log as h_literal
@@ -50,8 +50,10 @@ class DiCELoss:
 
     def __init__(self, *, burn_in: int, gamma: float, rho_bar: float, c_bar: float,
                  scales: tuple[float, float, float], entropy: float = 0.0, reward_shape: str = "literal",
-                 retrace_variant: str = "standard", advantage_centering: str = "none"):
+                 retrace_variant: str = "standard", advantage_centering: str = "none",
+                 auxiliary: AuxiliaryTasks = NO_AUXILIARY):
         self.burn_in, self.gamma, self.rho_bar, self.c_bar = burn_in, gamma, rho_bar, c_bar
+        self.auxiliary = auxiliary
         self.scales, self.entropy = scales, entropy
         self.shape = SHAPINGS[REWARD_SHAPES[reward_shape]]
         self.retrace_variant, self.centering = retrace_variant, advantage_centering
@@ -61,7 +63,7 @@ class DiCELoss:
         return boltzmann_log_probs(adv[:, 0], inverse_temperature(behavior))
 
     def __call__(self, net, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-        adv, value = net.unroll(batch["obs"], batch["state"], batch["valid"], self.burn_in)
+        (adv, value), auxiliary, aux_parts = self.auxiliary.unroll(net, batch, self.burn_in)
         adv, value = adv[..., 0, :], value[..., 0]
         rows = Rows.after_burn_in(batch, self.burn_in)
 
@@ -86,6 +88,6 @@ class DiCELoss:
         # Table 5 lists no entropy regularization; the entropy ablation (Section 4.3) adds H(pi_tau).
         entropy = masked_mean(-(log_pi.exp() * log_pi.clamp_min(-1e4)).sum(-1)[:-1], rows.mask)
         xi, alpha, beta_pi = self.scales
-        total = xi * terms.v + alpha * terms.q + beta_pi * terms.pi - self.entropy * entropy
-        return total, {**terms.logged(), "entropy": entropy.item(), **ratios.diagnostics(rows.mask),
+        total = xi * terms.v + alpha * terms.q + beta_pi * terms.pi - self.entropy * entropy + auxiliary
+        return total, {**terms.logged(), **aux_parts, "entropy": entropy.item(), **ratios.diagnostics(rows.mask),
                        "inverse_tau": float(inverse_temperature(batch["behavior"]).mean())}

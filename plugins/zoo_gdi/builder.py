@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zoo_learner.losses import AuxiliaryTasks
 from zoo_learner.networks import build_network
 
 from zoo import BehaviorSpace
@@ -18,14 +19,15 @@ class GDIBuilder:
         self.params, self.heads = params, heads
         self.loss = GDILoss(ablation=params.ablation, burn_in=params.burn_in, gamma=params.gamma,
                             rho_bar=params.rho_bar, c_bar=params.c_bar, scales=tuple(params.loss_scales),
-                            shapings=("log",) if heads == 1 else ("log", "pow"), retrace_form=params.retrace)
+                            shapings=("log",) if heads == 1 else ("log", "pow"), retrace_form=params.retrace,
+                            auxiliary=AuxiliaryTasks(params.auxiliary.forward, params.auxiliary.inverse))
 
     def behavior_space(self) -> BehaviorSpace:
         return behavior_space(self.params.ablation)
 
     def make_network(self, obs_shape, actions):
         return build_network(self.params.network, obs_shape, actions, heads=self.heads,
-                             separate=not self.params.shared_torso)
+                             separate=not self.params.shared_torso, auxiliary=self.params.auxiliary)
 
     def behavior_policy(self):
         return self.loss.behavior_policy

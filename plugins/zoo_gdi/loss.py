@@ -12,7 +12,7 @@ detached, so each head gets the policy gradient of its own reward shaping. No en
 from __future__ import annotations
 
 import torch
-from zoo_learner.losses import Ratios, Rows, actor_critic_terms, clipped_ratios, dueling_q
+from zoo_learner.losses import NO_AUXILIARY, AuxiliaryTasks, Ratios, Rows, actor_critic_terms, clipped_ratios, dueling_q
 from zoo_learner.policy import mixture_log_probs
 from zoo_learner.shaping import SHAPINGS
 
@@ -25,8 +25,9 @@ class GDILoss:
     """The loss of one learner update (see the module docstring); `shapings` names one reward transform per head."""
 
     def __init__(self, *, ablation: str, burn_in: int, gamma: float, rho_bar: float, c_bar: float,
-                 scales: tuple[float, float, float], shapings: tuple[str, ...], retrace_form: str = "paper"):
-        self.ablation, self.burn_in, self.gamma = ablation, burn_in, gamma
+                 scales: tuple[float, float, float], shapings: tuple[str, ...], retrace_form: str = "paper",
+                 auxiliary: AuxiliaryTasks = NO_AUXILIARY):
+        self.ablation, self.burn_in, self.gamma, self.auxiliary = ablation, burn_in, gamma, auxiliary
         self.rho_bar, self.c_bar, self.scales = rho_bar, c_bar, scales
         self.shapings = [SHAPINGS[name] for name in shapings]
         self.retrace_form = retrace_form
@@ -57,7 +58,7 @@ class GDILoss:
         return log_pi, clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
 
     def __call__(self, net, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-        adv, value = net.unroll(batch["obs"], batch["state"], batch["valid"], self.burn_in)
+        (adv, value), auxiliary, aux_parts = self.auxiliary.unroll(net, batch, self.burn_in)
         rows = Rows.after_burn_in(batch, self.burn_in)
         discounts = rows.discounts(self.gamma)
 
@@ -74,7 +75,7 @@ class GDILoss:
         # through this head only, the other head's advantages detached, so that theta_i follows the
         # policy gradient of its own rewards (Algorithm 3 updates theta_1 and theta_2 separately).
         scale_v, scale_q, scale_pi = self.scales
-        total, parts = 0.0, {"loss_v": 0.0, "loss_q": 0.0, "loss_pi": 0.0}
+        total, parts = auxiliary, {"loss_v": 0.0, "loss_q": 0.0, "loss_pi": 0.0, **aux_parts}
         heads = adv.shape[-2]
         for i in range(heads):
             v, q = value[..., i], dueling_q(adv[..., i, :], value[..., i], pi)

@@ -11,9 +11,11 @@ Ablation = Literal["none", "fixed_selection", "random_selection", "boltzmann_sel
 
 PRESETS: dict[str, dict[str, Any]] = {
     # GDI paper, Table 6 (Atari): IMPALA-deep torso with 2 residual blocks per stage, LSTM 256; the paper
-    # does not size the heads, here one hidden layer of 512 as in Agent57.
+    # does not size the heads, here one hidden layer of 512 as in Agent57. Table 6 switches on forward and
+    # inverse dynamics tasks without a weight or a shape: here each weighs 1 beside the V loss's 1 and
+    # is an MLP with 256 hidden units on the torso's output.
     "paper": merge(PAPER_PRESET, {
-        "gamma": 0.997, "loss_scales": [1.0, 10.0, 10.0],
+        "gamma": 0.997, "loss_scales": [1.0, 10.0, 10.0], "auxiliary": {"forward": 1.0, "inverse": 1.0, "hidden": 256},
         "network": {"torso": "impala", "impala_channels": [16, 32, 32], "impala_blocks": 2, "embedding": 256,
                     "lstm": 256, "head_hidden": 512},
     }),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zoo_learner.losses import AuxiliaryTasks
 from zoo_learner.networks import build_network
 
 from zoo import BehaviorSpace
@@ -22,13 +23,15 @@ class LBCBuilder:
         self.networks = len(members)
         self.loss = LBCLoss(burn_in=params.burn_in, gammas=[m.gamma for m in members],
                             shapings=[m.shaping for m in members], members=len(params.members),
-                            rho_bar=params.rho_bar, c_bar=params.c_bar, scales=tuple(params.loss_scales))
+                            rho_bar=params.rho_bar, c_bar=params.c_bar, scales=tuple(params.loss_scales),
+                            auxiliary=AuxiliaryTasks(params.auxiliary.forward, params.auxiliary.inverse))
 
     def behavior_space(self) -> BehaviorSpace:
         return behavior_space(len(self.params.members), self.params.ablation)
 
     def make_network(self, obs_shape, actions):
-        return build_network(self.params.network, obs_shape, actions, heads=self.networks, separate=True)
+        return build_network(self.params.network, obs_shape, actions, heads=self.networks, separate=True,
+                             auxiliary=self.params.auxiliary)
 
     def behavior_policy(self):
         return self.loss.behavior_policy

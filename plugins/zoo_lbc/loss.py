@@ -14,7 +14,15 @@ members together. No entropy term.
 from __future__ import annotations
 
 import torch
-from zoo_learner.losses import Rows, actor_critic_terms, clipped_ratios, dueling_q, masked_mean
+from zoo_learner.losses import (
+    NO_AUXILIARY,
+    AuxiliaryTasks,
+    Rows,
+    actor_critic_terms,
+    clipped_ratios,
+    dueling_q,
+    masked_mean,
+)
 from zoo_learner.shaping import SHAPINGS
 
 from .behavior import hybrid_log_probs
@@ -27,8 +35,8 @@ class LBCLoss:
     network, N components)."""
 
     def __init__(self, *, burn_in: int, gammas: list[float], shapings: list[str], members: int, rho_bar: float,
-                 c_bar: float, scales: tuple[float, float, float]):
-        self.burn_in, self.gammas, self.members = burn_in, gammas, members
+                 c_bar: float, scales: tuple[float, float, float], auxiliary: AuxiliaryTasks = NO_AUXILIARY):
+        self.burn_in, self.gammas, self.members, self.auxiliary = burn_in, gammas, members, auxiliary
         self.shapings = [SHAPINGS[SHAPING_NAMES[name]] for name in shapings]
         self.rho_bar, self.c_bar, self.scales = rho_bar, c_bar, scales
 
@@ -41,10 +49,10 @@ class LBCLoss:
         return hybrid_log_probs(self.components(adv), behavior)
 
     def __call__(self, net, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-        adv, value = net.unroll(batch["obs"], batch["state"], batch["valid"], self.burn_in)
+        (adv, value), auxiliary, aux_parts = self.auxiliary.unroll(net, batch, self.burn_in)
         rows = Rows.after_burn_in(batch, self.burn_in)
         xi, alpha, beta = self.scales
-        total, parts = 0.0, {"loss_v": 0.0, "loss_q": 0.0, "loss_pi": 0.0, "rho": 0.0}
+        total, parts = auxiliary, {"loss_v": 0.0, "loss_q": 0.0, "loss_pi": 0.0, "rho": 0.0, **aux_parts}
 
         # Every member learns from all the data whatever psi produced it (Section 5.1.2, Algorithm 2's
         # learner i): its own target policy softmax(A_i), importance-corrected against the stored

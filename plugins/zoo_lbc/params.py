@@ -26,9 +26,12 @@ class MemberParams(Params):
 PAPER_MEMBERS = [{"gamma": 0.997, "shaping": "rs1"}, {"gamma": 0.999, "shaping": "rs2"}, {"gamma": 0.99, "shaping": "rs3"}]
 
 PRESETS: dict[str, dict[str, Any]] = {
-    # LBC paper, Table 3 (Atari): Agent57-style conv torso, LSTM 256, learning rate 5.3e-4.
+    # LBC paper, Table 3 (Atari): Agent57-style conv torso, LSTM 256, learning rate 5.3e-4. Table 3 switches
+    # on forward and inverse dynamics tasks without a weight or a shape: here each weighs 1 per member
+    # beside the V loss's 1 and is an MLP with 256 hidden units on the member's torso output.
     "paper": merge(PAPER_PRESET, {
         "controller_scope": "per_env", "members": PAPER_MEMBERS, "loss_scales": [1.0, 5.0, 5.0],
+        "auxiliary": {"forward": 1.0, "inverse": 1.0, "hidden": 256},
         "network": {"torso": "nature", "embedding": 512, "lstm": 256, "head_hidden": 512},
         "optimizer": {"lr": 5.3e-4},
     }),

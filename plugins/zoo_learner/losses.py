@@ -11,7 +11,8 @@ term's score function. This module holds what they share:
 * :func:`masked_mean` over the trained rows;
 * :func:`clipped_ratios`, rho = min(rho_bar, pi/mu) and c = min(c_bar, pi/mu) of the taken action;
 * :func:`dueling_q`, Q = A - E_pi A + V;
-* :func:`actor_critic_terms`, the three losses from the targets of :mod:`zoo_learner.targets`.
+* :func:`actor_critic_terms`, the three losses from the targets of :mod:`zoo_learner.targets`;
+* :class:`AuxiliaryTasks`, the forward and inverse dynamics losses GDI's and LBC's tables switch on.
 
 docs/algorithms/substrate.md describes each piece and where the papers define it.
 """
@@ -19,6 +20,7 @@ docs/algorithms/substrate.md describes each piece and where the papers define it
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -133,3 +135,56 @@ def actor_critic_terms(value: torch.Tensor, q_taken: torch.Tensor, score: torch.
     return ActorCriticTerms(v=masked_mean(0.5 * (vs[:-1] - value[:-1]) ** 2, mask),
                             q=masked_mean(0.5 * (qs[:-1] - q_taken[:-1]) ** 2, mask),
                             pi=masked_mean(-advantage * score[:-1], mask))
+
+
+def forward_dynamics_loss(predicted: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """0.5 * the mean squared error per feature between predicted (T, B, E) and detached target next
+    embeddings, averaged over the rows where `mask` (T, B) is 1: only the prediction learns from it."""
+    return masked_mean(0.5 * (predicted - target.detach()).pow(2).mean(-1), mask)
+
+
+def inverse_dynamics_loss(logits: torch.Tensor, action: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of the taken actions (T, B) under `logits` (T, B, A), averaged over the rows where `mask` is 1."""
+    nll = -torch.log_softmax(logits, -1).gather(-1, action.unsqueeze(-1)).squeeze(-1)
+    return masked_mean(nll, mask)
+
+
+@dataclass(frozen=True)
+class AuxiliaryTasks:
+    """The auxiliary dynamics tasks' weights (0: off) and the unroll that adds their loss.
+
+    A pair of rows (t, t+1) is a transition when row t is trained: the trained rows of a sequence
+    are consecutive steps of one episode, the last followed by the episode's final observation (the
+    bootstrap row) or by the next step, and never by padding or by another episode's row. The
+    terminal step is a transition like any other (its next observation is the final one).
+    """
+
+    forward: float = 0.0
+    inverse: float = 0.0
+
+    @property
+    def on(self) -> bool:
+        return self.forward > 0 or self.inverse > 0
+
+    def unroll(self, net, batch: dict[str, torch.Tensor], burn_in: int) -> tuple[Any, Any, dict[str, float]]:
+        """(adv, value) of ``net.unroll``, the weighted auxiliary loss (0 when off) and its diagnostics."""
+        if not self.on:
+            return net.unroll(batch["obs"], batch["state"], batch["valid"], burn_in), 0.0, {}
+        heads, embeddings = net.unroll_embedded(batch["obs"], batch["state"], batch["valid"], burn_in)
+        rows = Rows.after_burn_in(batch, burn_in)
+        mask, action = rows.mask, rows.action[:-1, ..., 0]
+        total, parts = 0.0, {}
+        for dynamics in net.dynamics(embeddings, action):  # one per network (GDI-H3 and LBC have several)
+            if self.forward > 0:
+                loss = forward_dynamics_loss(dynamics.predicted, dynamics.target, mask)
+                total = total + self.forward * loss
+                parts["loss_forward"] = parts.get("loss_forward", 0.0) + loss.item()
+            if self.inverse > 0:
+                loss = inverse_dynamics_loss(dynamics.logits, action, mask)
+                total = total + self.inverse * loss
+                parts["loss_inverse"] = parts.get("loss_inverse", 0.0) + loss.item()
+        return heads, total, parts
+
+
+#: both tasks off (the losses' default)
+NO_AUXILIARY = AuxiliaryTasks()

@@ -4,16 +4,19 @@ Every network maps observations and a flat recurrent state (h and c side by side
 ``adv`` (..., heads, actions) and values ``value`` (..., heads). `step` serves actors one step at
 a time; `unroll` serves the learner: it runs the torso on the whole sequence at once, burns the
 state in without gradient, and skips the state update on rows marked invalid (left padding).
+With auxiliary tasks on, a network also holds forward and inverse dynamics models on its torso's
+embedding (`DynamicsHeads`); `unroll_embedded` returns that embedding beside the heads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from .params import NetworkParams
+from .params import AuxiliaryParams, NetworkParams
 
 
 def scale_obs(obs: torch.Tensor) -> torch.Tensor:
@@ -86,10 +89,45 @@ def _head(inputs: int, hidden: int, outputs: int) -> nn.Module:
     return nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, outputs))
 
 
-class DuelingRecurrentNet(nn.Module):
-    """Torso -> LSTM -> `heads` pairs of advantage and value heads."""
+@dataclass(frozen=True)
+class Dynamics:
+    """One network's dynamics predictions on the T transitions of T + 1 rows (None where the task is off):
+    ``predicted`` (T, B, E) next embeddings, ``target`` (T, B, E) the embeddings of the next rows,
+    ``logits`` (T, B, A) of the action taken between them."""
 
-    def __init__(self, params: NetworkParams, obs_shape: tuple[int, ...], actions: int, heads: int = 1):
+    predicted: torch.Tensor | None
+    target: torch.Tensor
+    logits: torch.Tensor | None
+
+
+class DynamicsHeads(nn.Module):
+    """The auxiliary models on a torso's embedding z: forward (z_t, one-hot a_t) -> z_t+1 and
+    inverse (z_t, z_t+1) -> logits of a_t, each an MLP with one hidden layer (or linear)."""
+
+    def __init__(self, features: int, actions: int, params: AuxiliaryParams):
+        super().__init__()
+        self.actions = actions
+        self.forward_model = _head(features + actions, params.hidden, features) if params.forward else None
+        self.inverse_model = _head(2 * features, params.hidden, actions) if params.inverse else None
+
+    def forward(self, z: torch.Tensor, action: torch.Tensor) -> Dynamics:
+        """Predictions for embeddings z (T+1, B, E) of consecutive rows and the actions (T, B) taken on the first T."""
+        now, after = z[:-1], z[1:]
+        predicted = logits = None
+        if self.forward_model is not None:
+            taken = nn.functional.one_hot(action, self.actions).to(z.dtype)
+            predicted = self.forward_model(torch.cat([now, taken], dim=-1))
+        if self.inverse_model is not None:
+            logits = self.inverse_model(torch.cat([now, after], dim=-1))
+        return Dynamics(predicted, after, logits)
+
+
+class DuelingRecurrentNet(nn.Module):
+    """Torso -> LSTM -> `heads` pairs of advantage and value heads; dynamics models on the torso's
+    output when `auxiliary` switches a task on."""
+
+    def __init__(self, params: NetworkParams, obs_shape: tuple[int, ...], actions: int, heads: int = 1,
+                 auxiliary: AuxiliaryParams | None = None):
         super().__init__()
         self.heads, self.actions = heads, actions
         self.torso, features = self._make_torso(params, tuple(obs_shape))
@@ -98,6 +136,8 @@ class DuelingRecurrentNet(nn.Module):
         out = params.lstm or features
         self.adv_head = self._make_adv_head(params, out)
         self.value_head = _head(out, params.head_hidden, heads)
+        on = auxiliary is not None and (auxiliary.forward > 0 or auxiliary.inverse > 0)
+        self.dynamics_heads = DynamicsHeads(features, actions, auxiliary) if on else None
 
     def _make_torso(self, params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Module, int]:
         return make_torso(params, obs_shape)
@@ -134,12 +174,16 @@ class DuelingRecurrentNet(nn.Module):
 
     def unroll(self, obs: torch.Tensor, state: torch.Tensor, valid: torch.Tensor, burn_in: int):
         """Heads on rows burn_in.. of a (L, B, ...) sequence; rows before are burn-in without gradient."""
+        return self.unroll_embedded(obs, state, valid, burn_in)[0]
+
+    def unroll_embedded(self, obs: torch.Tensor, state: torch.Tensor, valid: torch.Tensor, burn_in: int):
+        """(`unroll`'s heads, (the torso's embeddings of rows burn_in.., (L - burn_in, B, E)),)."""
         length, batch = obs.shape[:2]
         z, extra = self._embed(obs.flatten(0, 1))
         z = z.unflatten(0, (length, batch))
         extra = None if extra is None else extra.unflatten(0, (length, batch))[burn_in:]
         if self.core is None:
-            return self._heads(z[burn_in:], extra)
+            return self._heads(z[burn_in:], extra), (z[burn_in:],)
         keep = valid.unsqueeze(-1)
         with torch.no_grad():
             for t in range(burn_in):
@@ -150,7 +194,13 @@ class DuelingRecurrentNet(nn.Module):
             out, new = self._core(z[t], state)
             state = torch.where(keep[t], new, state)
             outs.append(out)
-        return self._heads(torch.stack(outs), extra)
+        return self._heads(torch.stack(outs), extra), (z[burn_in:],)
+
+    def dynamics(self, embeddings: tuple[torch.Tensor, ...], action: torch.Tensor) -> list[Dynamics]:
+        """The dynamics predictions on `unroll_embedded`'s embeddings and the actions (T, B) of their first T rows."""
+        if self.dynamics_heads is None:
+            raise ValueError("this network has no dynamics models: build it with an auxiliary task switched on")
+        return [self.dynamics_heads(embeddings[0], action)]
 
 
 class CellEncoder(nn.Module):
@@ -237,13 +287,26 @@ class NetworkGroup(nn.Module):
         return (adv, value), torch.cat([r[1] for r in results], dim=1)
 
     def unroll(self, obs, state, valid, burn_in):
-        results = [net.unroll(obs, s, valid, burn_in) for net, s in zip(self.nets, state.split(self.sizes, dim=1))]
-        return torch.cat([r[0] for r in results], dim=-2), torch.cat([r[1] for r in results], dim=-1)
+        return self.unroll_embedded(obs, state, valid, burn_in)[0]
+
+    def unroll_embedded(self, obs, state, valid, burn_in):
+        """(the heads side by side, each network's embeddings in turn)."""
+        results = [net.unroll_embedded(obs, s, valid, burn_in)
+                   for net, s in zip(self.nets, state.split(self.sizes, dim=1))]
+        adv = torch.cat([heads[0] for heads, _ in results], dim=-2)
+        value = torch.cat([heads[1] for heads, _ in results], dim=-1)
+        return (adv, value), tuple(z for _, embeddings in results for z in embeddings)
+
+    def dynamics(self, embeddings, action):
+        """Each network's dynamics predictions on its own embeddings."""
+        return [d for net, z in zip(self.nets, embeddings) for d in net.dynamics((z,), action)]
 
 
-def build_network(params: NetworkParams, obs_shape, actions: int, heads: int = 1, separate: bool = False) -> nn.Module:
-    """One network with `heads` dueling heads, or with `separate`, `heads` networks with one head each."""
+def build_network(params: NetworkParams, obs_shape, actions: int, heads: int = 1, separate: bool = False,
+                  auxiliary: AuxiliaryParams | None = None) -> nn.Module:
+    """One network with `heads` dueling heads, or with `separate`, `heads` networks with one head each;
+    each with dynamics models on its torso when `auxiliary` switches a task on."""
     kind = CellsRecurrentNet if params.torso == "cells" else DuelingRecurrentNet
     if separate and heads > 1:
-        return NetworkGroup([kind(params, obs_shape, actions, 1) for _ in range(heads)])
-    return kind(params, obs_shape, actions, heads)
+        return NetworkGroup([kind(params, obs_shape, actions, 1, auxiliary) for _ in range(heads)])
+    return kind(params, obs_shape, actions, heads, auxiliary)

@@ -42,6 +42,16 @@ class OptimizerParams(Params):
     clip_norm: float = Field(default=50.0, gt=0, description="gradients are rescaled to this global L2 norm at most")
 
 
+class AuxiliaryParams(Params):
+    """The auxiliary dynamics tasks on the torso's embedding z, each a loss weight (0: off)."""
+
+    forward: float = Field(default=0.0, ge=0, description="weight of forward dynamics: predict z(o_t+1) from z(o_t) "
+                           "and the one-hot a_t (squared error per feature, the target detached); 0: off")
+    inverse: float = Field(default=0.0, ge=0, description="weight of inverse dynamics: predict a_t from z(o_t) and "
+                           "z(o_t+1) (cross-entropy); 0: off")
+    hidden: int = Field(default=256, ge=0, le=8192, description="hidden layer of each dynamics model (0: linear)")
+
+
 class SubstrateParams(Params):
     """Actors, sequences, replay and synchronisation."""
 
@@ -133,3 +143,5 @@ class ActorCriticParams(PresetParams):
     rho_bar: float = Field(default=1.05, gt=0, description="clip of the importance weight in V-trace and the policy gradient")
     c_bar: float = Field(default=1.05, gt=0, description="clip of the trace coefficients")
     loss_scales: tuple[float, float, float] = Field(default=(1.0, 10.0, 10.0), description="xi (V), alpha (Q), beta (policy)")
+    auxiliary: AuxiliaryParams = Field(default_factory=AuxiliaryParams, description="forward and inverse dynamics "
+                                       "tasks added to the loss (GDI's and LBC's tables list both; off by default)")

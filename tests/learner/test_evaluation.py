@@ -27,12 +27,13 @@ def states(agent):
     return json.dumps(to_plain([c.state_dict() for c in agent.controllers]))
 
 
-@pytest.mark.parametrize("agent,returns", [
-    ("gdi-i3", [9.0, 10.0, 9.0, 9.0]), ("dice", [37.0, 13.0, 22.0, 9.0]), ("lbc", [37.0, 12.0, 11.0, 37.0]),
+@pytest.mark.parametrize("agent,extra,returns", [
+    ("gdi-i3", "", [9.0, 10.0, 9.0, 9.0]), ("dice", ", evaluation: mechanism", [37.0, 13.0, 22.0, 9.0]),
+    ("lbc", "", [37.0, 12.0, 11.0, 37.0]),
 ])
-def test_the_default_mechanism_mode_returns_what_it_did_before_best_region_existed(agent, returns, tmp_path):
-    built = trial(agent, tmp_path)
-    assert built.agent.params.evaluation == "mechanism"
+def test_the_mechanism_mode_returns_what_it_did_before_best_region_existed(agent, extra, returns, tmp_path):
+    built = trial(agent, tmp_path, extra)
+    assert built.agent.params.evaluation == "mechanism"  # GDI's and LBC's default; DiCE's when asked for
     built.agent.learn(200)
     assert built.agent.evaluate(4, seed=11) == returns
     built.agent.close()
@@ -88,3 +89,53 @@ def test_an_unknown_evaluation_mode_is_a_spec_error():
     with pytest.raises(SpecError, match="evaluation"):
         load_spec_text("env: {type: gym, id: CartPole-v1}\nagent: {type: dice, evaluation: greedy}\n"
                        "budget: {steps: 200}\n", get_registry())
+
+
+def test_dice_evaluates_from_omegas_best_region_by_default_and_its_random_ablation_by_mechanism():
+    from zoo_dice.params import DiCEParams
+
+    for preset in ("paper", "cpu_small"):
+        assert DiCEParams(preset=preset).evaluation == "best_region"
+        assert DiCEParams(preset=preset, ablation="baseline").evaluation == "best_region"  # fixed: its one point
+        assert DiCEParams(preset=preset, ablation="random").evaluation == "mechanism"  # uniform: no best region
+    assert DiCEParams(evaluation="mechanism").evaluation == "mechanism"
+    assert DiCEParams(ablation="random", evaluation="best_region").evaluation == "best_region"  # refused when built
+
+
+def test_dices_default_evaluation_draws_every_tau_inside_the_shared_omegas_best_block(tmp_path):
+    built = trial("dice", tmp_path)  # cpu_small: one Omega shared by the actor's envs
+    agent = built.agent
+    assert agent.params.evaluation == "best_region" and len(agent.controllers) == 1
+    agent.learn(200)
+    for bandit in agent.controllers[0].ensembles[0].bandits:
+        bandit.smoothing.add(bandit.w, 33, 1e6)
+    policy, seen = agent.builder.behavior_policy(), []
+
+    def recording(adv, value, behavior):
+        seen.append(float(behavior[0, 0]))
+        return policy(adv, value, behavior)
+
+    agent.builder.behavior_policy = lambda: recording
+    before = states(agent)
+    agent.evaluate(6, seed=2)
+    assert states(agent) == before
+    coordinate = agent.space.coordinates[0]
+    assert len(set(seen)) == 6 and {coordinate.block_of(x) for x in seen} == {33}  # a fresh tau per episode
+    agent.close()
+    built.logger.close()
+
+
+@pytest.mark.parametrize("controller", sorted(get_registry().names("meta_controller")))
+def test_dice_under_every_meta_controller_builds_or_names_the_fix(controller, tmp_path):
+    text = (f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: dice, {SMALL}}}\nmeta_controller: {{type: {controller}}}"
+            "\nbudget: {steps: 200}\n")
+    spec = load_spec_text(text, get_registry())
+    if controller == "uniform":
+        with pytest.raises(ZooError, match="'uniform' has none; use evaluation: mechanism"):
+            build_trial(spec, get_registry(), seed=3, trial=0, directory=tmp_path, tensorboard=False)
+        spec = load_spec_text(text.replace("type: dice,", "type: dice, evaluation: mechanism,"), get_registry())
+    built = build_trial(spec, get_registry(), seed=3, trial=0, directory=tmp_path, tensorboard=False)
+    built.agent.learn(100)
+    assert len(built.agent.evaluate(2, seed=5)) == 2
+    built.agent.close()
+    built.logger.close()
