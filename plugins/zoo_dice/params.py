@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, merge
 
 Ablation = Literal["none", "baseline", "random", "entropy"]
@@ -39,15 +39,9 @@ class DiCEParams(ActorCriticParams):
     retrace_variant: Literal["standard", "literal"] = Field(default="standard", description="E_pi Q (Munos et al.) or the printed sampled Q")
     advantage_centering: Literal["none", "mean", "policy"] = Field(default="none", description="how A enters Q = V + A")
     entropy_coefficient: float = Field(default=1.0, ge=0, description="weight of H(pi_tau) in the entropy ablation")
-    evaluation: Literal["mechanism", "best_region"] = Field(
-        default="best_region", description="behaviors of evaluation episodes. best_region (DiCE's default, Section "
-        "4.1): each episode's tau drawn inside the best region of a trained Omega, no UCB bonus, no update; "
-        "mechanism: a fresh Omega sampled and updated episode by episode. The random ablation's Omega is never "
-        "updated and has no best region: it defaults to mechanism")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _random_ablation_evaluates_by_mechanism(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("ablation") == "random" and "evaluation" not in data:
-            return {**data, "evaluation": "mechanism"}
-        return data
+    evaluation: Literal["mechanism", "best_region", "auto"] = Field(
+        default="auto", description="behaviors of evaluation episodes. auto (DiCE's default, Section 4.1): "
+        "best_region whenever the meta-controller has one (each episode's tau drawn inside the best region of a "
+        "trained Omega, no UCB bonus, no update), else mechanism (a fresh Omega sampled and updated episode by "
+        "episode), as for the random ablation's never-updated Omega or a third party's controller; best_region: "
+        "refuse a controller without one")

@@ -44,6 +44,16 @@ def require_best_region(controller: MetaController) -> None:
                    f"use evaluation: mechanism, or one of these meta-controllers: {', '.join(valid)}")
 
 
+def evaluation_mode(asked: str, controller: MetaController) -> str:
+    """The evaluation mode a trial uses: `asked`, with auto resolved to best_region when the meta-controller
+    has a best region and to mechanism otherwise; best_region asked of a controller without one is refused."""
+    if asked == "auto":
+        return "best_region" if isinstance(controller, BestRegion) else "mechanism"
+    if asked == "best_region":
+        require_best_region(controller)
+    return asked
+
+
 def make_controllers(make: ControllerFactory, space: BehaviorSpace, params: SubstrateParams,
                      seed: int) -> list[MetaController]:
     """Every actor's meta-controllers in actor order (per_env: one per env slot; shared: one per actor),
@@ -87,8 +97,7 @@ class SubstrateAgent(Agent):
         self.space = builder.behavior_space()
         make = context.meta_controller or controller
         self.controllers = make_controllers(make, self.space, params, context.seed)
-        if params.evaluation == "best_region":
-            require_best_region(self.controllers[0])
+        self.evaluation = evaluation_mode(params.evaluation, self.controllers[0])
         seeds = [actor_seed(context.seed, k, params.num_envs) for k in range(params.actors)]
         self.envs = [vector_env(context, params.num_envs, seed) for seed in seeds]
         self._controller_factory, self._eval_seed = make, context.seed
@@ -119,7 +128,7 @@ class SubstrateAgent(Agent):
         """Returns of `episodes` episodes on one env with the learner's weights and stochastic behavior;
         nothing is learned from them.
 
-        Behaviors per ``params.evaluation``: mechanism: a fresh meta-controller of the same kind, sampled
+        Behaviors per ``self.evaluation`` (``params.evaluation`` with auto resolved): mechanism: a fresh meta-controller of the same kind, sampled
         and updated episode by episode; best_region: episode k draws inside the best region of trained
         controller k % len(controllers), leaving the controllers untouched.
         """
@@ -127,7 +136,7 @@ class SubstrateAgent(Agent):
         net = self.system.learner.net
         policy = self.builder.behavior_policy()
         controller = None
-        if self.params.evaluation == "best_region":
+        if self.evaluation == "best_region":
             rng = np.random.default_rng(seed)
             best = [self.controllers[k % len(self.controllers)].best(rng) for k in range(episodes)]
         else:

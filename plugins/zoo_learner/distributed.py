@@ -32,7 +32,7 @@ import torch
 
 from zoo import TrialContext, ZooError
 
-from .agent import ControllerFactory, SubstrateAgent, make_controllers, per_actor, require_best_region, vector_env
+from .agent import ControllerFactory, SubstrateAgent, evaluation_mode, make_controllers, per_actor, vector_env
 from .builder import (
     AgentBuilder,
     actor_generator,
@@ -278,8 +278,7 @@ class RaySubstrateAgent(SubstrateAgent):
         self.builder, self.params, self.context = builder, params, context
         self.space = builder.behavior_space()
         make = context.meta_controller or controller
-        if params.evaluation == "best_region":
-            require_best_region(make(self.space, np.random.default_rng(context.seed)))
+        self.evaluation = evaluation_mode(params.evaluation, make(self.space, np.random.default_rng(context.seed)))
         self._controller_factory, self._eval_seed = make, context.seed
         self.exact_resume = False
         self.system = RaySystem(builder, params, context, make, seed=context.seed, budget=context.budget)

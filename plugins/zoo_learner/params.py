@@ -75,12 +75,12 @@ class SubstrateParams(Params):
                               "asks the cluster for (below 1 packs more actors than cores, e.g. 0.5 for 2 actors "
                               "beside a trial on 2 cores)")
     controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one per actor")
-    evaluation: Literal["mechanism", "best_region"] = Field(
+    evaluation: Literal["mechanism", "best_region", "auto"] = Field(
         default="mechanism", description="behaviors of evaluation episodes. mechanism: a fresh meta-controller of the "
         "same kind, sampled and updated episode by episode as in training; best_region: episode k is drawn uniformly "
         "inside the best region of trained controller k (cycling over them), no exploration bonus, no update "
         "(GDI's greedy-lambda eval, DiCE's best tau, LBC's greedy-arm evaluator); needs a meta-controller with one "
-        "(not uniform)")
+        "(not uniform); auto: best_region when the trial's meta-controller has a best region, else mechanism")
     planned_updates: int | None = Field(default=None, ge=1, description="updates the schedules run over (default: from a step budget)")
     network: NetworkParams = Field(default_factory=NetworkParams)
     optimizer: OptimizerParams = Field(default_factory=OptimizerParams)

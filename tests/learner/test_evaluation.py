@@ -91,21 +91,27 @@ def test_an_unknown_evaluation_mode_is_a_spec_error():
                        "budget: {steps: 200}\n", get_registry())
 
 
-def test_dice_evaluates_from_omegas_best_region_by_default_and_its_random_ablation_by_mechanism():
+def test_dice_evaluates_from_omegas_best_region_by_default_and_its_random_ablation_by_mechanism(tmp_path):
     from zoo_dice.params import DiCEParams
 
     for preset in ("paper", "cpu_small"):
-        assert DiCEParams(preset=preset).evaluation == "best_region"
-        assert DiCEParams(preset=preset, ablation="baseline").evaluation == "best_region"  # fixed: its one point
-        assert DiCEParams(preset=preset, ablation="random").evaluation == "mechanism"  # uniform: no best region
-    assert DiCEParams(evaluation="mechanism").evaluation == "mechanism"
-    assert DiCEParams(ablation="random", evaluation="best_region").evaluation == "best_region"  # refused when built
+        assert DiCEParams(preset=preset).evaluation == "auto"
+    modes = {}
+    for ablation in ("none", "baseline", "random"):
+        built = trial("dice", tmp_path / ablation, f", ablation: {ablation}")
+        modes[ablation] = built.agent.evaluation
+        built.agent.close()
+        built.logger.close()
+    # Omega's best region; fixed: its one point; uniform (Omega never updated): no best region
+    assert modes == {"none": "best_region", "baseline": "best_region", "random": "mechanism"}
+    with pytest.raises(ZooError, match="'uniform' has none"):
+        trial("dice", tmp_path / "asked", ", ablation: random, evaluation: best_region")
 
 
 def test_dices_default_evaluation_draws_every_tau_inside_the_shared_omegas_best_block(tmp_path):
     built = trial("dice", tmp_path)  # cpu_small: one Omega shared by the actor's envs
     agent = built.agent
-    assert agent.params.evaluation == "best_region" and len(agent.controllers) == 1
+    assert agent.evaluation == "best_region" and len(agent.controllers) == 1
     agent.learn(200)
     for bandit in agent.controllers[0].ensembles[0].bandits:
         bandit.smoothing.add(bandit.w, 33, 1e6)
@@ -126,15 +132,16 @@ def test_dices_default_evaluation_draws_every_tau_inside_the_shared_omegas_best_
 
 
 @pytest.mark.parametrize("controller", sorted(get_registry().names("meta_controller")))
-def test_dice_under_every_meta_controller_builds_or_names_the_fix(controller, tmp_path):
+def test_dice_under_every_meta_controller_evaluates_from_its_best_region_or_by_mechanism(controller, tmp_path):
     text = (f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: dice, {SMALL}}}\nmeta_controller: {{type: {controller}}}"
             "\nbudget: {steps: 200}\n")
-    spec = load_spec_text(text, get_registry())
-    if controller == "uniform":
+    if controller == "uniform":  # no best region: asking for one is refused, the default falls back
+        asked = load_spec_text(text.replace("type: dice,", "type: dice, evaluation: best_region,"), get_registry())
         with pytest.raises(ZooError, match="'uniform' has none; use evaluation: mechanism"):
-            build_trial(spec, get_registry(), seed=3, trial=0, directory=tmp_path, tensorboard=False)
-        spec = load_spec_text(text.replace("type: dice,", "type: dice, evaluation: mechanism,"), get_registry())
+            build_trial(asked, get_registry(), seed=3, trial=0, directory=tmp_path / "asked", tensorboard=False)
+    spec = load_spec_text(text, get_registry())
     built = build_trial(spec, get_registry(), seed=3, trial=0, directory=tmp_path, tensorboard=False)
+    assert built.agent.evaluation == ("mechanism" if controller == "uniform" else "best_region")
     built.agent.learn(100)
     assert len(built.agent.evaluate(2, seed=5)) == 2
     built.agent.close()
