@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, merge
+from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, EvaluationMode, merge
 
 Ablation = Literal["none", "baseline", "random", "entropy"]
 
@@ -39,7 +39,7 @@ class DiCEParams(ActorCriticParams):
     retrace_variant: Literal["standard", "literal"] = Field(default="standard", description="E_pi Q (Munos et al.) or the printed sampled Q")
     advantage_centering: Literal["none", "mean", "policy"] = Field(default="none", description="how A enters Q = V + A")
     entropy_coefficient: float = Field(default=1.0, ge=0, description="weight of H(pi_tau) in the entropy ablation")
-    evaluation: Literal["mechanism", "best_region", "auto"] = Field(
+    evaluation: EvaluationMode = Field(
         default="auto", description="behaviors of evaluation episodes. auto (DiCE's default, Section 4.1): "
         "best_region whenever the meta-controller has one (each episode's tau drawn inside the best region of a "
         "trained Omega, no UCB bonus, no update), else mechanism (a fresh Omega sampled and updated episode by "

@@ -11,6 +11,8 @@ from zoo import Params
 
 TorsoName = Literal["auto", "mlp", "cells", "minatar", "nature", "impala"]
 Precision = Literal["float32", "int8"]
+#: how evaluation episodes choose their behaviors (SubstrateParams.evaluation)
+EvaluationMode = Literal["mechanism", "best_region", "auto"]
 
 
 class NetworkParams(Params):
@@ -75,7 +77,7 @@ class SubstrateParams(Params):
                               "asks the cluster for (below 1 packs more actors than cores, e.g. 0.5 for 2 actors "
                               "beside a trial on 2 cores)")
     controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one per actor")
-    evaluation: Literal["mechanism", "best_region", "auto"] = Field(
+    evaluation: EvaluationMode = Field(
         default="mechanism", description="behaviors of evaluation episodes. mechanism: a fresh meta-controller of the "
         "same kind, sampled and updated episode by episode as in training; best_region: episode k is drawn uniformly "
         "inside the best region of trained controller k (cycling over them), no exploration bonus, no update "
