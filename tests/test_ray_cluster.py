@@ -170,16 +170,23 @@ def test_a_node_removed_mid_trial_has_its_trial_restart_on_the_other_node_with_t
     folder = prepare_run(source, get_registry(), tmp_path / "runs", tmp_path / "driver" / "run")
     second, seen = cluster.second, {}
 
-    def remove_once_both_trials_checkpointed():
+    def remove_once_the_second_nodes_trial_has_a_checkpoint_on_the_driver():
+        # the trial on the second node, not just any, must have a checkpoint mirrored to the driver before the
+        # node goes: waiting for both trials' checkpoints let a quick trial finish there (and its scratch
+        # folder vanish) first
         deadline = time.time() + 120
-        while time.time() < deadline and not all(any(folder.trial_dir(t).glob("checkpoints/episode-*")) for t in (0, 1)):
+        while time.time() < deadline:
+            there = {int(path.parent.parent.name)
+                     for path in cluster.second_scratch.glob("zoo-ray-*/trials/*/checkpoints/episode-*")}
+            if any(any(folder.trial_dir(t).glob("checkpoints/episode-*")) for t in there):
+                break
             time.sleep(0.02)
         seen["scratch"] = sorted(path.name for path in cluster.second_scratch.glob("zoo-ray-*"))
         cluster.remove_node(second)
 
     warnings = _Warnings()
     logging.getLogger("zoo").addHandler(warnings)
-    remover = threading.Thread(target=remove_once_both_trials_checkpointed, daemon=True)
+    remover = threading.Thread(target=remove_once_the_second_nodes_trial_has_a_checkpoint_on_the_driver, daemon=True)
     remover.start()
     try:
         assert execute_run(folder, get_registry(), progress=False) == "finished"
