@@ -6,13 +6,15 @@ tests that cover the module against each change; a mutant is killed when the tes
 score of a module is killed / (killed + surviving). Equivalent mutants count as neither: those
 listed in ``scripts/mutation_equivalent.txt`` (changes that cannot alter any result, each with its
 reason), and those inside function annotations of modules that postpone them, which are skipped. Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh``
-starts a module over (needed after the module or its tests change); ``--report`` prints the table of
-the sessions as they stand (mutants, outcomes, score, CPU time of the runs) without running anything.
+starts a module over (needed after the module changes); ``--retest-survivors`` runs only the
+surviving mutants again, against the tests of the new commit (for tests added since, the module
+unchanged); ``--report`` prints the table of the sessions as they stand (mutants, outcomes, score,
+CPU time of the runs) without running anything.
 
 Cosmic Ray edits the module on disk while it runs, so each sitting works in a snapshot of the last
 commit (the checkout is never changed): commit the module and its tests before running.
 
-    python scripts/mutation.py [MODULE ...] [--fresh] [--minutes M] [--list] [--report]
+    python scripts/mutation.py [MODULE ...] [--fresh | --retest-survivors] [--minutes M] [--list] [--report]
     flock /tmp/zoo-heavy.lock .venv/bin/python scripts/mutation.py plugins/zoo_learner/targets.py
 """
 
@@ -26,6 +28,7 @@ import json
 import os
 import resource
 import signal
+import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -177,6 +180,37 @@ def snapshot(directory: Path) -> None:
         tar.extractall(directory, filter="data")
 
 
+def forget_survivors(session: Path, module: str, equivalent: dict) -> int:
+    """Drop the results of the session's surviving, unlisted mutants, so that its next sitting runs them
+    again against the current tests; the number dropped."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome
+
+    require_unchanged(session, module)
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        again = [item.job_id for item, result in db.completed_work_items
+                 if result.test_outcome == TestOutcome.SURVIVED
+                 and (Path(item.mutations[0].module_path).as_posix(), item.mutations[0].operator_name,
+                      item.mutations[0].occurrence) not in equivalent]
+    with sqlite3.connect(session) as connection:
+        connection.executemany("DELETE FROM work_results WHERE job_id = ?", [(job,) for job in again])
+    return len(again)
+
+
+def require_unchanged(session: Path, module: str) -> None:
+    """Refuse to go on with a session whose module changed since it began: its mutants' positions refer
+    to the text of then."""
+    began = record_of(session).get("module_blob")
+    if began is not None and began != module_blob(module):
+        raise SystemExit(f"{module}: changed since its session began; start it over with --fresh")
+
+
+def module_blob(module: str) -> str:
+    """The git object id of the module's (or package's) committed content."""
+    return subprocess.run(["git", "rev-parse", f"HEAD:{module}"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
     """Initialise (unless a session exists), baseline and execute the module's session; its path.
 
@@ -196,6 +230,8 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
     if fresh:
         session.unlink(missing_ok=True)
         session.with_suffix(".json").unlink(missing_ok=True)
+    require_unchanged(session, module)
+    began = record_of(session).get("module_blob", module_blob(module))
     spent = record_of(session)["cpu_seconds"]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     cpu_before = children_cpu()
@@ -216,7 +252,8 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
             finished = cosmic_ray("exec", str(settings), str(session), cwd=tree, env=env, minutes=minutes)
         finally:
             spent += children_cpu() - cpu_before
-            record = {"cpu_seconds": round(spent, 1), "commit": commit.strip(), "date": datetime.date.today().isoformat()}
+            record = {"cpu_seconds": round(spent, 1), "commit": commit.strip(), "date": datetime.date.today().isoformat(),
+                      "module_blob": began}
             session.with_suffix(".json").write_text(json.dumps(record) + "\n")
     if not finished:
         print(f"{module}: stopped after {minutes:g} minutes; run again to test the remaining mutants")
@@ -269,6 +306,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", metavar="MODULE", help="module files or folders (default: all of MODULES)")
     parser.add_argument("--fresh", action="store_true", help="start the modules' sessions over")
+    parser.add_argument("--retest-survivors", action="store_true",
+                        help="run the sessions' surviving mutants again, against the tests of the current commit")
     parser.add_argument("--minutes", type=float, default=None,
                         help="stop each module's run after this long (its session keeps the results; run again to go on)")
     parser.add_argument("--list", action="store_true", help="list the modules and their tests, and stop")
@@ -279,6 +318,8 @@ def main() -> None:
         for module, tests in MODULES.items():
             print(f"{module}: {' '.join(tests)}")
         return
+    if args.fresh and args.retest_survivors:
+        parser.error("--fresh starts over and --retest-survivors goes on from a session: give one of them")
     unknown = [module for module in args.modules if module not in MODULES]
     if unknown:
         parser.error(f"{unknown[0]}: not a module of this script; --list shows them")
@@ -290,6 +331,8 @@ def main() -> None:
             if not session.exists():
                 continue
         else:
+            if args.retest_survivors and session_of(module).exists():
+                print(f"{module}: testing its {forget_survivors(session_of(module), module, equivalent)} survivors again")
             session = run_module(module, args.fresh, args.minutes)
         counts = score(session, equivalent)
         counts["record"] = record_of(session)

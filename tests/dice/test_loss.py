@@ -123,3 +123,13 @@ def test_reward_shapes():
     assert torch.allclose(h_literal(r), torch.tensor([0.0, 2 * math.log(2), -math.log(2), 2.0], dtype=torch.float64))
     assert h_symmetric(torch.tensor(1.0)).item() == pytest.approx(math.log(2))
     assert h_symmetric(torch.tensor(-1.0)).item() == pytest.approx(-math.log(2))
+
+
+def test_behavior_policy_is_the_softmax_of_the_advantages_over_each_rows_tau():
+    adv = torch.tensor([[[0.5, -1.0, 2.0, 0.0]], [[1.0, 1.0, -3.0, 0.25]]])  # (B, 1 head, A)
+    taus = (0.5, math.inf)
+    behavior = torch.tensor([[x_of_tau(t)] for t in taus])
+    log_mu = DiCELoss(burn_in=0, gamma=0.9, rho_bar=1.0, c_bar=1.0, scales=(1.0, 1.0, 1.0)).behavior_policy(
+        adv, torch.zeros(2, 1), behavior)
+    assert torch.allclose(log_mu[0], torch.log_softmax(adv[0, 0] / 0.5, -1), atol=1e-5)
+    assert torch.allclose(log_mu[1], torch.full((ACTIONS,), -math.log(ACTIONS)), atol=1e-6)  # tau = inf: uniform
