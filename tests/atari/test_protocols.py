@@ -23,12 +23,37 @@ def protocol(name: str, **overrides) -> Protocol:
     return Protocol.model_validate({"name": name, **overrides})
 
 
+#: Each protocol's settings as its paper states them, written out here (not read from PRESETS), so
+#: that a changed preset fails this test: frame skip, max over the last two frames, sticky-action
+#: chance, no-op starts, life loss as terminal, reward clipping, episode cap in frames, full action set.
+PAPERS = {
+    # Bellemare et al. 2013: an action every 5 frames, episodes of up to 5 minutes (18,000 frames), and
+    # none of its results use the minimal action set.
+    "ale2013": (5, False, 0.0, 0, False, False, 18_000, True, None, 1),
+    # Mnih et al. 2015, Methods and Extended Data Table 1: frame skip 4 with max-pooling, up to 30
+    # no-ops, life loss ends training episodes, clipped rewards, 84x84 frames stacked 4, minimal actions.
+    "dqn2015": (4, True, 0.0, 30, True, True, 18_000, False, 84, 4),
+    # Machado et al. 2018: sticky actions with probability 0.25, the full action set, game over as the
+    # only end (no life signal), no no-op starts; frame skip 5 as in their baselines.
+    "machado2018": (5, True, 0.25, 0, False, True, 18_000, True, 84, 4),
+    # GDI Appendix I.1 Table 5 / LBC Table 3: no sticky actions, 30 no-ops, full actions, no life
+    # information, unclipped rewards, 30-minute (108,000-frame) episodes.
+    "agent57": (4, True, 0.0, 30, False, False, 108_000, True, 84, 4),
+}
+SETTINGS = ("frame_skip", "max_pool", "sticky_actions", "noop_max", "life_loss_terminal", "reward_clip",
+            "max_episode_frames", "full_action_space", "screen_size", "frame_stack")
+
+
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_every_setting_is_resolved_into_the_spec(name):
+def test_every_setting_is_the_papers_and_is_resolved_into_the_spec(name):
     spec = load_spec_text(SPEC.format(game="Pong", protocol=f"{{name: {name}}}"), get_registry())
     dumped = spec.model_dump(mode="json")["env"]
     assert dumped["game"] == "pong"
-    assert dumped["protocol"] == {"name": name, **PRESETS[name]}
+    assert dumped["protocol"] == {"name": name, "observation": "grayscale", **dict(zip(SETTINGS, PAPERS[name]))}
+
+
+def test_every_preset_has_its_paper():
+    assert sorted(PAPERS) == sorted(PRESETS)
 
 
 def test_overrides_are_kept_and_listed():
