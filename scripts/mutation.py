@@ -61,7 +61,7 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_bandits": ["tests/bandits", f"{LBC}/test_bandits.py"],
     "plugins/zoo_gdi/loss.py": [f"{GDI}/test_loss_wiring.py", f"{GDI}/test_loss.py", f"{LEARNER}/test_losses.py",
                                 f"{LEARNER}/test_auxiliary_tasks.py"],
-    "plugins/zoo_gdi/behavior.py": [f"{GDI}/test_loss.py"],
+    "plugins/zoo_gdi/behavior.py": [f"{GDI}/test_behavior.py", f"{GDI}/test_loss.py"],
     "plugins/zoo_dice/loss.py": [f"{DICE}/test_loss_wiring.py", f"{DICE}/test_loss.py", f"{LEARNER}/test_losses.py",
                                  f"{DICE}/test_omega.py", f"{LEARNER}/test_auxiliary_tasks.py"],
     "plugins/zoo_dice/behavior.py": [f"{DICE}/test_family.py"],
