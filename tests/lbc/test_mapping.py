@@ -83,3 +83,14 @@ def test_reward_shapings_reference_values():
     assert rs2(r).tolist() == pytest.approx([1.386294, -0.693147, 9.230241, 0.0], abs=1e-6)
     assert rs3(torch.tensor([1.0, -1.0, 10.0, 0.0], dtype=torch.float64)).tolist() == pytest.approx(
         [3.807971, -0.228478, 5.0, 0.0], abs=1e-6)
+
+
+@pytest.mark.parametrize("leading", [(), (4,), (2, 3)])
+@pytest.mark.parametrize("coordinates", [1, 6])
+def test_one_distribution_per_row_and_step(leading, coordinates):
+    """adv (..., B, N, A) gives log mu (..., B, A) for both point layouts, whatever the leading axes."""
+    adv = torch.randn(*leading, 2, 3, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    points = torch.rand(2, coordinates, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    log_mu = hybrid_log_probs(adv, points)
+    assert log_mu.shape == (*leading, 2, 5)
+    assert torch.allclose(log_mu.exp().sum(-1), torch.ones(*leading, 2, dtype=torch.float64))
