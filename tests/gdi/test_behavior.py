@@ -52,6 +52,8 @@ def test_default_points(ablation):
     0.1-greedy for eps-greedy selection."""
     builder = GDIBuilder(GDIParams(ablation=ablation), 2)
     default = [list(builder.behavior_space().default)] * 2
+    if ablation in MIXTURES:
+        assert default[0] == [1.0, 0.0, 1.0]  # Table 6's Fixed Selection point [1/tau1, 1/tau2, eps], as stored
     expected = (0.1 / 4 + 0.9 * greedy(ADV[:, 1]) if ablation == "eps_greedy_selection"
                 else torch.softmax(ADV[:, 0], -1))
     assert torch.allclose(mu(ablation, default), expected, rtol=0, atol=1e-12)
