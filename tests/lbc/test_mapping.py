@@ -30,6 +30,8 @@ def test_special_cases():
     assert torch.allclose(zero_tau, torch.full((3,), 1 / 3, dtype=torch.float64))  # tau = 0: uniform components
     raw = torch.tensor([[0.2, 0.2, 0.4], [0.0, 0.0, 0.0]])
     assert torch.allclose(normalized_weights(raw), torch.tensor([[0.25, 0.25, 0.5], [1 / 3, 1 / 3, 1 / 3]]))
+    tiny = torch.tensor([[1e-13, 0.0, 3e-13], [1e-30, 1e-30, 2e-30]], dtype=torch.float64)  # sums far below 1e-12
+    assert torch.allclose(normalized_weights(tiny), torch.tensor([[0.25, 0.0, 0.75], [0.25, 0.25, 0.5]], dtype=torch.float64))
     single = hybrid_log_probs(A, torch.tensor([[math.log1p(3.0)]], dtype=torch.float64)).exp()[0]
     assert torch.allclose(single, torch.softmax(3.0 * A[0, 0], -1))  # reduce_H_and_Psi: softmax(tau A_1)
 
