@@ -59,7 +59,9 @@ def test_behavior_space_grid():
 
 @pytest.mark.parametrize("members,ablation", [(2, "none"), (3, "none"), (3, "reduce_H_and_Psi")])
 def test_default_point_is_softmax_of_the_first_member(members, ablation):
-    default = torch.tensor([behavior_space(members, ablation).default], dtype=torch.float64)
+    space = behavior_space(members, ablation)
+    assert all(c.low <= v <= c.high for c, v in zip(space.coordinates, space.default, strict=True))  # a point of it
+    default = torch.tensor([space.default], dtype=torch.float64)
     mu = hybrid_log_probs(A[:, :members], default).exp()
     assert torch.allclose(mu, torch.softmax(A[:, 0], -1), rtol=0, atol=1e-12)
 
