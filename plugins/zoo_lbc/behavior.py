@@ -33,7 +33,8 @@ def behavior_space(members: int, ablation: str) -> BehaviorSpace:
 def normalized_weights(raw: torch.Tensor) -> torch.Tensor:
     """omega / sum(omega) per row of (B, N); rows summing to 0 get uniform weights."""
     total = raw.sum(-1, keepdim=True)
-    return torch.where(total > 0, raw / total.clamp_min(1e-12), torch.full_like(raw, 1.0 / raw.shape[-1]))
+    positive = total > 0
+    return torch.where(positive, raw / torch.where(positive, total, 1.0), torch.full_like(raw, 1.0 / raw.shape[-1]))
 
 
 def hybrid_log_probs(adv: torch.Tensor, behavior: torch.Tensor) -> torch.Tensor:

@@ -52,6 +52,8 @@ def test_x_tau_round_trip_and_range():
     for tau in (0.02, 1.0, 50.0):
         assert tau_of_x(x_of_tau(tau)) == pytest.approx(tau, rel=1e-12)
     assert tau_of_x(0.0) == math.inf and x_of_tau(math.inf) == 0.0
+    for x in np.linspace(-3.0, 4.0, 29):  # x_of_tau inverts tau_of_x on the whole line, x < 0 being tau < -1
+        assert x_of_tau(tau_of_x(x)) == pytest.approx(x, rel=1e-12, abs=1e-15)
     assert x_of_tau(0.02) == pytest.approx(X_MAX) and X_MAX == pytest.approx(math.log(51))
     assert float(inverse_temperature(np.array([[X_MAX]]))[0]) == pytest.approx(50.0, rel=1e-5)
     space = behavior_space()

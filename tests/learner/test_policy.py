@@ -72,3 +72,35 @@ def test_greedy_and_uniform_mixtures_have_zero_not_nan_gradients(eps):
     (grad,) = torch.autograd.grad(taken, logits)
     assert torch.equal(grad, torch.zeros_like(grad))
     assert torch.isneginf(logp).sum() == (6 if eps == 0.0 else 0)
+
+
+def reference_mixture(logits1, logits2, beta1, beta2, eps):
+    """eps softmax(beta1 l1) + (1 - eps) softmax(beta2 l2) one row at a time, in probabilities (beta = inf: argmax)."""
+    def component(logits, beta):
+        if math.isinf(beta):
+            return torch.nn.functional.one_hot(logits.argmax(), len(logits)).double()
+        return torch.softmax(beta * logits.double(), -1)
+    return eps * component(logits1, beta1) + (1 - eps) * component(logits2, beta2)
+
+
+def test_leading_axes_are_batch_axes_with_greedy_and_soft_rows_mixed():
+    """Logits (T, B, A) with one (beta1, beta2, eps) per (t, b), some greedy and some not, give each row its own
+    mixture: the time-major layout the losses evaluate their batches in."""
+    generator = torch.Generator().manual_seed(1)
+    logits1, logits2 = torch.randn(3, 2, 5, generator=generator), torch.randn(3, 2, 5, generator=generator)
+    inf = math.inf
+    beta1 = torch.tensor([[0.0, 2.0], [inf, 0.5], [1.0, inf]])
+    beta2 = torch.tensor([[inf, 3.0], [inf, inf], [0.0, 7.0]])
+    eps = torch.tensor([[0.25, 1.0], [0.6, 0.0], [0.0, 0.5]])
+    logp = mixture_log_probs(logits1, logits2, beta1, beta2, eps)
+    for t in range(3):
+        for b in range(2):
+            expected = reference_mixture(logits1[t, b], logits2[t, b], float(beta1[t, b]), float(beta2[t, b]),
+                                         float(eps[t, b]))
+            assert torch.allclose(logp[t, b].double().exp(), expected, rtol=0, atol=1e-6)
+            assert torch.equal(torch.isneginf(logp[t, b]), expected == 0)
+    boltzmann = boltzmann_log_probs(logits1, beta1)
+    for t in range(3):
+        for b in range(2):
+            expected = reference_mixture(logits1[t, b], logits1[t, b], float(beta1[t, b]), 0.0, 1.0)
+            assert torch.allclose(boltzmann[t, b].double().exp(), expected, rtol=0, atol=1e-6)
