@@ -247,8 +247,13 @@ def run_module(module: str, fresh: bool, minutes: float | None) -> Path:
                 raise SystemExit(f"{module}: its tests fail before any mutation:\n{baseline.stdout[-2000:]}")
             settings.write_text(config(module, tests, timeout=max(60.0, 4 * (time.perf_counter() - started))))
             if not session.exists():
-                cosmic_ray("init", str(settings), str(session), cwd=tree, env=env)
-                skip_signature_annotations(session)
+                # A session appears only once complete: an init stopped halfway would leave a session
+                # with fewer mutants (or none) that later sittings would take as the whole module.
+                starting = session.with_suffix(".init")
+                starting.unlink(missing_ok=True)
+                cosmic_ray("init", str(settings), str(starting), cwd=tree, env=env)
+                skip_signature_annotations(starting)
+                starting.replace(session)
             finished = cosmic_ray("exec", str(settings), str(session), cwd=tree, env=env, minutes=minutes)
         finally:
             spent += children_cpu() - cpu_before
@@ -297,7 +302,7 @@ def table(rows: list[tuple[str, dict, float]]) -> str:
     for module, counts, percent in rows:
         record = counts["record"]
         lines.append(f"| `{module}` | {counts['mutants']} | {counts['killed']} | {counts['survived']} "
-                     f"| {counts['equivalent']} | {counts['incompetent']} | {counts['pending']} | {percent:.1f}% "
+                     f"| {counts['equivalent']} | {counts['incompetent']} | {counts['pending']} | {'n/a' if percent is None else f'{percent:.1f}%'} "
                      f"| {record['cpu_seconds'] / 60:.0f} min | {record['date']} | {record['commit']} |")
     return "\n".join(lines)
 
@@ -337,7 +342,7 @@ def main() -> None:
         counts = score(session, equivalent)
         counts["record"] = record_of(session)
         judged = counts["killed"] + counts["survived"]
-        rows.append((module, counts, 100.0 * counts["killed"] / judged if judged else 100.0))
+        rows.append((module, counts, 100.0 * counts["killed"] / judged if judged else None))
         print(f"{module}: {counts['killed']} killed, {counts['survived']} survived, {counts['equivalent']} equivalent, "
               f"{counts['incompetent']} incompetent, {counts['pending']} not yet run")
         for line in counts["survivors"]:
