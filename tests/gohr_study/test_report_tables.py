@@ -7,14 +7,12 @@ import math
 
 import numpy as np
 import pytest
-import yaml
+from gohr_runs import gohr_run
 from scipy import stats
 from zoo_gohr_study import figures, reporter
 from zoo_gohr_study.reporter import compare, labelled, markdown, summarize
 
-from zoo.metrics import MetricLogger
 from zoo.stats import bootstrap_ci
-from zoo.store import RunFolder, create_run_folder
 
 # errors per episode of each trial; hard's TCEs are 8, 8, 10 and easy's 1, 2, 1, 0: every easy trial
 # beats every hard one, so z[easy, hard] = 12, z[hard, easy] = 0 and the ease ratio of easy over hard is 13
@@ -22,22 +20,9 @@ HARD = [[4, 4], [5, 3], [6, 4]]
 EASY = [[1, 0], [2, 0], [0, 1], [0, 0]]
 
 
-def _run(tmp_path, folder: str, errors: list[list[int]], name: str | None = None, rule: str = "paper/clockwise") -> RunFolder:
-    """A finished GOHR run whose trial t logged the episode returns -errors[t]."""
-    spec = {"env": {"type": "gohr", "rule": rule, "board": {"min_objects": 9}}, "agent": {"type": "gohr-linear-dqn"}}
-    run = create_run_folder(tmp_path / folder, {"spec.yaml": yaml.safe_dump(spec)},
-                            {"env": "gohr", "agent": "gohr-linear-dqn", "status": "finished", "name": name or folder})
-    for t, trial in enumerate(errors):
-        logger = MetricLogger(run.trial_dir(t), tensorboard=False)
-        for episode, count in enumerate(trial):
-            logger.log(10 * episode + 9, episode_return=-count)
-        logger.close()
-    return run
-
-
 @pytest.fixture
 def two_runs(tmp_path):
-    return labelled([_run(tmp_path, "easy", EASY, rule="paper/color_match"), _run(tmp_path, "hard", HARD)])
+    return labelled([gohr_run(tmp_path, "easy", EASY, rule="paper/color_match"), gohr_run(tmp_path, "hard", HARD)])
 
 
 def test_the_summary_of_two_runs_by_hand(two_runs):
@@ -65,8 +50,8 @@ def test_the_summary_of_two_runs_by_hand(two_runs):
 
 
 def test_adjacent_tests_follow_the_difficulty_order_of_three_runs(tmp_path):
-    runs = labelled([_run(tmp_path, "mid", [[3, 0], [2, 2], [4, 1]]), _run(tmp_path, "easy", EASY),
-                     _run(tmp_path, "hard", HARD)])
+    runs = labelled([gohr_run(tmp_path, "mid", [[3, 0], [2, 2], [4, 1]]), gohr_run(tmp_path, "easy", EASY),
+                     gohr_run(tmp_path, "hard", HARD)])
     summary = summarize(runs)
     assert summary["difficulty_order"] == ["hard", "mid", "easy"]
     pairs = [(t["harder"], t["easier"], t["p"]) for t in summary["adjacent_u_tests"]]
@@ -78,8 +63,8 @@ def test_adjacent_tests_follow_the_difficulty_order_of_three_runs(tmp_path):
 
 
 def test_runs_sharing_a_name_are_labelled_by_id(tmp_path):
-    runs = [_run(tmp_path, "first", HARD, name="same"), _run(tmp_path, "second", EASY, name="same"),
-            _run(tmp_path, "third", EASY, name="other")]
+    runs = [gohr_run(tmp_path, "first", HARD, name="same"), gohr_run(tmp_path, "second", EASY, name="same"),
+            gohr_run(tmp_path, "third", EASY, name="other")]
     assert [run.label for run in labelled(runs)] == ["first", "second", "other"]
 
 
@@ -102,22 +87,22 @@ def test_the_markdown_tables_of_two_runs(two_runs):
 
 
 def test_the_markdown_of_one_run_has_no_comparison(tmp_path):
-    text = markdown(summarize(labelled([_run(tmp_path, "hard", HARD)])))
+    text = markdown(summarize(labelled([gohr_run(tmp_path, "hard", HARD)])))
     assert text.endswith("| hard | gohr-linear-dqn | paper/clockwise | 3 x 2 | 8 | 8 to 10 | 8 to 9 | 10 | 3 | 1.000 "
                          "| +0.00 |\n\nOne run: U-tests, ease ratios and rankings compare two runs or more.\n")
     assert "Mann-Whitney" not in text
 
 
 def test_runs_of_fewer_than_three_trials_get_no_u_test_cell(tmp_path):
-    runs = labelled([_run(tmp_path, "hard", HARD), _run(tmp_path, "pair", [[1, 1], [0, 1]]),
-                     _run(tmp_path, "easy", EASY)])
+    runs = labelled([gohr_run(tmp_path, "hard", HARD), gohr_run(tmp_path, "pair", [[1, 1], [0, 1]]),
+                     gohr_run(tmp_path, "easy", EASY)])
     text = markdown(summarize(runs))
     p = summarize(runs)["u_test_p_harder"]["hard"]["easy"]
     assert f"| hard | - | n < 3 | {p:.3g} |" in text and "| pair | n < 3 | - | n < 3 |" in text
 
 
 def test_compare_prints_the_medians_tests_and_ease_ratio(tmp_path):
-    text = compare(_run(tmp_path, "hard", HARD), _run(tmp_path, "easy", EASY))
+    text = compare(gohr_run(tmp_path, "hard", HARD), gohr_run(tmp_path, "easy", EASY))
     greater = stats.mannwhitneyu([8, 8, 10], [1, 2, 1, 0], alternative="greater", method="asymptotic").pvalue
     less = stats.mannwhitneyu([8, 8, 10], [1, 2, 1, 0], alternative="less", method="asymptotic").pvalue
     assert text.splitlines() == [
@@ -129,7 +114,7 @@ def test_compare_prints_the_medians_tests_and_ease_ratio(tmp_path):
 
 
 def test_compare_refuses_a_test_of_two_trials(tmp_path):
-    text = compare(_run(tmp_path, "hard", HARD), _run(tmp_path, "pair", [[1, 1], [0, 1]]))
+    text = compare(gohr_run(tmp_path, "hard", HARD), gohr_run(tmp_path, "pair", [[1, 1], [0, 1]]))
     assert text.splitlines()[1] == "pair: median TCE 1.5 over 2 trials x 2 episodes, 2 C.N.M."
     assert "at least 3 trials per run (here 3 and 2)" in text and "Mann-Whitney" not in text
 
@@ -147,7 +132,7 @@ def test_report_writes_the_summary_the_tables_and_a_density_of_the_runs_with_thr
 
     for name in ("cumulative_curves", "median_curves", "tce_boxes", "tce_densities"):
         monkeypatch.setattr(figures, name, fake(name))
-    runs = [_run(tmp_path, "hard run", HARD), _run(tmp_path, "a-b_c", EASY), _run(tmp_path, "pair", [[1, 1], [0, 1]])]
+    runs = [gohr_run(tmp_path, "hard run", HARD), gohr_run(tmp_path, "a-b_c", EASY), gohr_run(tmp_path, "pair", [[1, 1], [0, 1]])]
     out = tmp_path / "report"
     out.mkdir()
     written = reporter.report(runs, out)
