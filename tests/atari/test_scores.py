@@ -10,6 +10,8 @@ from scipy import stats
 from zoo_atari import games
 from zoo_atari import scores as S
 
+from zoo.stats import bootstrap_ci
+
 
 def headline(table: str, column: str) -> dict[str, float]:
     refs, values = S.references(table), S.column(table, column)
@@ -110,3 +112,62 @@ def test_game_tables_and_names():
     assert games.resolve_game("MontezumaRevenge") == games.resolve_game("montezuma_revenge") == "montezuma_revenge"
     with pytest.raises(ValueError, match="did you mean 'SpaceInvaders'"):
         games.resolve_game("SpaceInvader")
+
+
+def test_a_score_equal_to_the_record_is_a_breakthrough():
+    refs = {"pong": S.Reference(random=-20.7, human=9.3, record=21.0),
+            "breakout": S.Reference(random=1.7, human=30.5, record=864.0)}
+    assert S.breakthroughs({"pong": 21.0, "breakout": 863.9}, refs) == 1
+    assert S.breakthroughs({"pong": 20.9, "breakout": 900.0}, refs) == 1
+    per_game = S.normalised({"pong": 21.0, "breakout": 864.0 * 3}, refs)
+    assert per_game["pong"] == {"hns": pytest.approx(41.7 / 30), "hwrns": 1.0, "saber": 1.0}
+    assert per_game["breakout"]["hwrns"] == pytest.approx((2592 - 1.7) / 862.3) and per_game["breakout"]["saber"] == 2.0
+
+
+def test_the_shipped_references_and_columns_by_rom_id():
+    refs = S.references()  # GDI's table: Pong's random, human and record scores
+    assert refs["pong"] == S.Reference(-20.7, 14.6, 21.0) and len(refs) == 57
+    assert S.references("lbc-scores.csv")["montezuma_revenge"].record == 1219200.0
+    efficientzero = S.column("lbc-scores.csv", "efficientzero")  # the cells left empty are left out
+    assert 0 < len(efficientzero) < 57 and all(math.isfinite(v) for v in efficientzero.values())
+
+
+def test_aggregates_are_fixed_seed_bootstraps_and_nothing_of_no_games():
+    values = [0.1, 0.4, 2.5, 0.9, 1.6, 0.3, np.nan, np.inf]
+    agg = S.aggregate(values)
+    data = np.array([0.1, 0.4, 2.5, 0.9, 1.6, 0.3])
+    assert (agg["games"], agg["excluded"]) == (6, 2)
+    assert (agg["mean"], agg["median"], agg["iqm"]) == (pytest.approx(5.8 / 6), 0.65, pytest.approx((0.3 + 0.4 + 0.9 + 1.6) / 4))
+    for name, statistic in (("mean", np.mean), ("median", np.median), ("iqm", S.iqm)):
+        assert agg[f"{name}_ci95"] == [float(v) for v in bootstrap_ci(data, statistic, resamples=2000, seed=0)]
+    assert S.aggregate(values, seed=1)["mean_ci95"] != agg["mean_ci95"]
+    empty = S.aggregate([np.nan])
+    assert (empty["games"], empty["excluded"]) == (0, 1) and all(math.isnan(empty[k]) for k in ("mean", "median", "iqm"))
+    assert "mean_ci95" not in empty
+
+
+def test_ale_normalisations_of_arrays():
+    assert S.random_normalised([30, -30, 5], [-15, 15, 0])[:2].tolist() == [2.0, -2.0]
+    assert S.range_normalised([2.0, 5.0, 1.0], [0.0, 5.0, 1.0], [4.0, 10.0, 1.0])[:2].tolist() == [0.5, 0.0]
+    assert np.isnan(S.range_normalised(1.0, 1.0, 1.0))
+    z = S.inter_algorithm(np.array([[3.0, 7.0, 5.0], [10.0, 0.0, 2.0]]))
+    assert z.tolist() == [[0.0, 1.0, 0.5], [1.0, 0.0, 0.2]]
+    assert np.isnan(S.score_distribution([np.nan], [0.5])).all()
+
+
+def test_welch_decides_only_below_alpha():
+    # equal constants: p = 1, which is significant at no level up to 1; different ones: p = 0, not below 0
+    assert S.welch([3.0, 3.0], [3.0, 3.0], alpha=1.0)["winner"] == 0
+    assert S.welch([4.0, 4.0], [3.0, 3.0], alpha=0.0)["winner"] == 0
+    assert S.welch([4.0], [3.0]) == {"t": math.inf, "p": 0.0, "winner": 1}
+    assert S.welch([-5.0, -5.0], [3.0, 3.0]) == {"t": -math.inf, "p": 0.0, "winner": -1}
+
+
+def test_paired_table_counts_games_won_and_lost_per_pair():
+    samples = {
+        "x": {"g": [10.0, 10.1], "h": [1.0, 1.1], "i": [5.0, 5.5, 6.0], "single": [9.0], "only_x": [1.0, 2.0]},
+        "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0]},
+        "z": {"g": [0.0, 0.1], "h": [0.0, 0.1], "i": [0.0, 0.1, 0.2]},
+    }
+    # x beats y on g and loses on h; i is a draw; one trial a side is no test, and only_x has no opponent
+    assert S.paired_table(samples) == {("x", "y"): (1, 1), ("x", "z"): (3, 0), ("y", "z"): (3, 0)}
