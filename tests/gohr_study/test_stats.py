@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy import stats
 from zoo_gohr_study.errors import converged
 
@@ -61,3 +62,75 @@ def test_convergence_test_of_the_authors():
     errors[1, -150:] = [1] * 3 + [0] * 147   # 3 / (1350 + 3) = 0.22% < 0.25%
     errors[2, -150:] = [1] * 4 + [0] * 146   # 4 / 1354 = 0.30%
     assert converged(errors, pieces=9).tolist() == [True, True, False]
+
+
+def _plain_bootstrap(curves, resamples, confidence, seed):
+    """Slow reference: resample whole rows of the curves with the generator median_bands uses, and take each
+    resample's median. Each point's band depends on its own column only, so the rows resampled are those of
+    the column-sorted curves (the same bootstrap at every point): median_bands must then give the very same
+    numbers."""
+    curves = np.sort(curves, axis=0)
+    picks = np.random.default_rng(seed).integers(0, len(curves), (resamples, len(curves)))
+    medians = np.median(curves[picks], axis=1)
+    alpha = (1 - confidence) / 2
+    return np.quantile(medians, [alpha, 1 - alpha], axis=0)
+
+
+def test_median_bands_are_exactly_the_row_bootstrap_of_the_same_draws():
+    # odd and even numbers of trials, resamples not a multiple of the chunk, default and other confidence
+    rng = np.random.default_rng(7)
+    for trials, confidence in ((7, 0.95), (8, 0.95), (2, 0.8), (1, 0.9)):
+        curves = rng.normal(size=(trials, 5))
+        low, high = _plain_bootstrap(curves, 1234, confidence, seed=2)
+        for chunk in (100, 5_000):
+            median, found_low, found_high = median_bands(curves, resamples=1234, confidence=confidence, seed=2,
+                                                         chunk=chunk)
+            assert median.tolist() == np.median(curves, axis=0).tolist()
+            assert found_low.tolist() == low.tolist() and found_high.tolist() == high.tolist()
+    curves = rng.normal(size=(6, 3))
+    low, high = _plain_bootstrap(curves, 50_000, 0.95, seed=0)
+    assert [band.tolist() for band in median_bands(curves)[1:]] == [low.tolist(), high.tolist()]
+
+
+def test_median_bands_refuse_no_curves():
+    with pytest.raises(ValueError, match="no curves to bootstrap"):
+        median_bands(np.empty((0, 4)))
+
+
+def _slow_win_counts(samples):
+    return np.array([[0.0 if i == j else sum((a < b) + 0.5 * (a == b) for a in first for b in second)
+                      for j, second in enumerate(samples)] for i, first in enumerate(samples)])
+
+
+def test_win_counts_are_the_pairwise_counts_of_every_pair_of_samples():
+    rng = np.random.default_rng(3)
+    samples = [rng.integers(0, 6, size) for size in (5, 1, 8, 3)]  # small integers: many ties
+    assert win_counts(samples).tolist() == _slow_win_counts(samples).tolist()
+    assert win_counts([]).shape == (0, 0)
+    # every pair is counted once: z[i, j] + z[j, i] = n_i n_j
+    z = win_counts(samples)
+    sizes = np.array([5, 1, 8, 3])
+    assert ((z + z.T)[~np.eye(4, dtype=bool)] == np.outer(sizes, sizes)[~np.eye(4, dtype=bool)]).all()
+
+
+def test_perron_ranking_of_an_inconsistent_tournament_is_its_leading_eigenvector():
+    w = ease_ratios([[3, 5, 9, 1], [2, 8, 4], [6, 7, 0, 5, 2]])
+    values, vectors = np.linalg.eig(w)
+    leading = np.abs(vectors[:, np.argmax(values.real)].real)
+    found = perron_ranking(w)
+    assert np.allclose(found, leading / leading.sum(), rtol=0, atol=1e-11) and found.sum() == pytest.approx(1)
+    with pytest.raises(RuntimeError, match="did not converge"):
+        perron_ranking(w, max_iterations=1)
+
+
+def test_hodge_ratings_of_a_complete_tournament_are_the_row_means_of_the_log_flow():
+    # on a complete graph, least squares on a skew-symmetric flow Y gives r_i = mean_j Y_ij
+    w = ease_ratios([[3, 5, 9, 1], [2, 8, 4], [6, 7, 0, 5, 2], [4, 4, 1]])
+    flow = np.log(w)
+    ratings, cyclic = hodge_ranking(w)
+    assert np.allclose(ratings, flow.mean(axis=1), rtol=0, atol=1e-12)
+    upper = np.triu_indices(4, 1)
+    residual = flow - (ratings[:, None] - ratings[None, :])
+    assert cyclic == pytest.approx((residual[upper] ** 2).sum() / (flow[upper] ** 2).sum(), rel=1e-9) and 0 < cyclic < 1
+    assert [r.tolist() if isinstance(r, np.ndarray) else r for r in hodge_ranking(np.ones((3, 3)))] == [[0.0] * 3, 0.0]
+    assert [r.tolist() if isinstance(r, np.ndarray) else r for r in hodge_ranking(np.ones((1, 1)))] == [[0.0], 0.0]
