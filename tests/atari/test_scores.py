@@ -149,7 +149,7 @@ def test_aggregates_are_fixed_seed_bootstraps_and_nothing_of_no_games():
 def test_ale_normalisations_of_arrays():
     assert S.random_normalised([30, -30, 7, 5], [-15, 15, -2, 0])[:3].tolist() == [2.0, -2.0, 3.5]
     assert S.range_normalised([2.0, 5.0, 1.0], [0.0, 5.0, 1.0], [4.0, 10.0, 1.0])[:2].tolist() == [0.5, 0.0]
-    assert np.isnan(S.range_normalised(1.0, 1.0, 1.0))
+    assert np.isnan(S.range_normalised([1.0, 2.0], 1.0, 1.0)).all()  # an empty range: NaN, not 0 / 0 or inf
     z = S.inter_algorithm(np.array([[3.0, 7.0, 5.0], [10.0, 0.0, 2.0]]))
     assert z.tolist() == [[0.0, 1.0, 0.5], [1.0, 0.0, 0.2]]
     assert np.isnan(S.score_distribution([np.nan], [0.5])).all()

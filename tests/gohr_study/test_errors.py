@@ -24,6 +24,9 @@ def test_a_share_of_exactly_a_quarter_percent_is_not_convergence():
     errors[2, 0] = 3
     assert converged(errors, pieces=9, window=133).tolist() == [False, True, False]
     assert converged(errors, pieces=9, window=133, share=0.003).tolist() == [True, True, True]
+    just_below = np.zeros((1, 222), int)
+    just_below[0, :5] = 1  # 5 / (222 * 9 + 5) = 5 / 2003, 0.2496%
+    assert converged(just_below, pieces=9, window=222).tolist() == [True]
 
 
 def test_a_run_shorter_than_the_window_is_judged_on_all_its_episodes():
