@@ -165,9 +165,10 @@ def test_welch_decides_only_below_alpha():
 
 def test_paired_table_counts_games_won_and_lost_per_pair():
     samples = {
-        "x": {"g": [10.0, 10.1], "h": [1.0, 1.1], "i": [5.0, 5.5, 6.0], "single": [9.0], "only_x": [1.0, 2.0]},
-        "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0]},
+        "x": {"g": [10.0, 10.1], "h": [1.0, 1.1], "i": [5.0, 5.5, 6.0], "single": [9.0], "only_x": [1.0, 2.0],
+              "none": []},
+        "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0], "none": [3.0, 4.0]},
         "z": {"g": [0.0, 0.1], "h": [0.0, 0.1], "i": [0.0, 0.1, 0.2]},
     }
-    # x beats y on g and loses on h; i is a draw; one trial a side is no test, and only_x has no opponent
+    # x beats y on g and loses on h; i is a draw; one trial or none is no test, and only_x has no opponent
     assert S.paired_table(samples) == {("x", "y"): (1, 1), ("x", "z"): (3, 0), ("y", "z"): (3, 0)}
