@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -128,6 +129,8 @@ def test_the_shipped_references_and_columns_by_rom_id():
     refs = S.references()  # GDI's table: Pong's random, human and record scores
     assert refs["pong"] == S.Reference(-20.7, 14.6, 21.0) and len(refs) == 57
     assert S.references("lbc-scores.csv")["montezuma_revenge"].record == 1219200.0
+    with pytest.raises(dataclasses.FrozenInstanceError):  # the cached table is shared: nobody can change it
+        refs["pong"].record = 0.0
     efficientzero = S.column("lbc-scores.csv", "efficientzero")  # the cells left empty are left out
     assert 0 < len(efficientzero) < 57 and all(math.isfinite(v) for v in efficientzero.values())
 

@@ -49,7 +49,8 @@ def test_read_run_takes_the_episode_returns_and_the_boards_pieces(tmp_path):
 
 
 def test_read_run_refuses_other_environments_and_runs_without_episodes(tmp_path):
-    with pytest.raises(ZooError, match=r"other: not a GOHR run \(env minigrid\)"):
-        read_run(gohr_run(tmp_path, "other", [[1]], env="minigrid"))
+    for env in ("minigrid", "atari"):  # names after and before "gohr"
+        with pytest.raises(ZooError, match=rf"{env}: not a GOHR run \(env {env}\)"):
+            read_run(gohr_run(tmp_path, env, [[1]], env=env))
     with pytest.raises(ZooError, match="empty: no finished episodes yet"):
         read_run(gohr_run(tmp_path, "empty", [[], []]))
