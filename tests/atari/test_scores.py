@@ -93,6 +93,11 @@ def test_welch_matches_scipy_and_decides_at_alpha():
     result = S.welch(a, b)
     expected = stats.ttest_ind(a, b, equal_var=False)
     assert result["p"] == pytest.approx(expected.pvalue) and result["winner"] == 1
+    # unequal sizes and spreads, where Welch's test and Student's differ
+    wide, narrow = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [2.5, 2.6]
+    welch = S.welch(wide, narrow)["p"]
+    assert welch == pytest.approx(stats.ttest_ind(wide, narrow, equal_var=False).pvalue, rel=1e-9)
+    assert welch != pytest.approx(stats.ttest_ind(wide, narrow).pvalue, rel=1e-3)
     assert S.welch([1.0, 2.0, 3.0], [1.5, 2.5, 2.0])["winner"] == 0
     table = S.paired_table({"x": {"g": a, "h": [1.0, 2.0]}, "y": {"g": b, "h": [1.5, 1.6]}})
     assert table[("x", "y")] == (1, 0)
@@ -169,8 +174,9 @@ def test_welch_decides_only_below_alpha():
 def test_paired_table_counts_games_won_and_lost_per_pair():
     samples = {
         "x": {"g": [10.0, 10.1], "h": [1.0, 1.1], "i": [5.0, 5.5, 6.0], "single": [9.0], "only_x": [1.0, 2.0],
-              "none": []},
-        "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0], "none": [3.0, 4.0]},
+              "none": [], "one_x": [2.0], "one_y": [2.0, 2.0]},
+        "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0], "none": [3.0, 4.0],
+              "one_x": [1.0, 1.0], "one_y": [1.0]},
         "z": {"g": [0.0, 0.1], "h": [0.0, 0.1], "i": [0.0, 0.1, 0.2]},
     }
     # x beats y on g and loses on h; i is a draw; one trial or none is no test, and only_x has no opponent
