@@ -77,7 +77,7 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_gohr_study/reporter.py": ["tests/gohr_study/test_report_tables.py"],
     "zoo/stats/summary.py": ["tests/gohr_study/test_stats_summary.py", "tests/test_report.py", *STUDY],
     "zoo/stats/ranking.py": ["tests/gohr_study/test_stats.py"],
-    "zoo/stats/bands.py": ["tests/gohr_study/test_stats.py"],
+    "zoo/stats/bands.py": ["tests/gohr_study/test_bands.py"],
     "plugins/zoo_atari/scores.py": ["tests/atari/test_scores.py"],
 }
 
