@@ -60,3 +60,14 @@ def test_median_bands_are_exactly_the_row_bootstrap_of_the_same_draws():
 def test_median_bands_refuse_no_curves():
     with pytest.raises(ValueError, match="no curves to bootstrap"):
         median_bands(np.empty((0, 4)))
+
+
+def test_default_bands_are_50000_resamples_of_seed_0():
+    # Two trials: a resample's median is the lower value when both draws pick it. Put the lower quantile
+    # halfway between that median and the next one, where it depends on the exact count of such draws.
+    curves = np.array([[1.0], [3.0]])
+    both_low = int((np.random.default_rng(0).integers(0, 2, (50_000, 2)).sum(axis=1) == 0).sum())
+    confidence = 1 - 2 * (both_low - 0.5) / 49_999
+    low, high = _plain_bootstrap(curves, 50_000, confidence, seed=0)
+    assert low.tolist() == [1.5]
+    assert [band.tolist() for band in median_bands(curves, confidence=confidence)[1:]] == [low.tolist(), high.tolist()]
