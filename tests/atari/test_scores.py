@@ -158,6 +158,7 @@ def test_ale_normalisations_of_arrays():
     assert S.random_normalised([30, -30, 7, 5], [-15, 15, -2, 0])[:3].tolist() == [2.0, -2.0, 3.5]
     assert S.range_normalised([2.0, 5.0, 1.0], [0.0, 5.0, 1.0], [4.0, 10.0, 1.0])[:2].tolist() == [0.5, 0.0]
     assert np.isnan(S.range_normalised([1.0, 2.0], 1.0, 1.0)).all()  # an empty range: NaN, not 0 / 0 or inf
+    assert S.range_normalised([2.0, 4.0], 4.0, 0.0).tolist() == [0.5, 0.0]  # a reversed range maps low to 0 all the same
     z = S.inter_algorithm(np.array([[3.0, 7.0, 5.0], [10.0, 0.0, 2.0]]))
     assert z.tolist() == [[0.0, 1.0, 0.5], [1.0, 0.0, 0.2]]
     assert np.isnan(S.score_distribution([np.nan], [0.5])).all()
@@ -169,6 +170,14 @@ def test_welch_decides_only_below_alpha():
     assert S.welch([4.0, 4.0], [3.0, 3.0], alpha=0.0)["winner"] == 0
     assert S.welch([4.0], [3.0]) == {"t": math.inf, "p": 0.0, "winner": 1}
     assert S.welch([-5.0, -5.0], [3.0, 3.0]) == {"t": -math.inf, "p": 0.0, "winner": -1}
+
+
+def test_the_winner_is_the_sign_of_t_whenever_p_is_below_alpha():
+    a, b = [1.0, 2.0, 3.0, 4.0], [1.5, 2.0, 2.5, 3.5]  # t = 0.16, p = 0.88
+    result = S.welch(a, b, alpha=0.9)
+    assert 0 < result["t"] < 1 and result["p"] < 0.9 and result["winner"] == 1
+    result = S.welch(b, a, alpha=0.9)
+    assert -1 < result["t"] < 0 and result["winner"] == -1
 
 
 def test_paired_table_counts_games_won_and_lost_per_pair():

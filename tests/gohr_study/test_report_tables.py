@@ -100,6 +100,8 @@ def test_runs_of_fewer_than_three_trials_get_no_u_test_cell(tmp_path):
     p = summary["u_test_p_harder"]["hard"]["easy"]
     text = markdown(summary)
     assert f"| hard | - | n < 3 | {p:.3g} |" in text and "| pair | n < 3 | - | n < 3 |" in text
+    assert "| harder \\ easier | hard | pair | easy |\n|---|---|---|---|\n" in text
+    assert "| row \\ column | hard | pair | easy |\n|---|---|---|---|\n" in text
 
 
 def test_compare_prints_the_medians_tests_and_ease_ratio(tmp_path):
