@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -83,3 +85,25 @@ def test_hodge_ratings_of_a_complete_tournament_are_the_row_means_of_the_log_flo
     assert cyclic == pytest.approx((residual[upper] ** 2).sum() / (flow[upper] ** 2).sum(), rel=1e-9) and 0 < cyclic < 1
     assert [r.tolist() if isinstance(r, np.ndarray) else r for r in hodge_ranking(np.ones((3, 3)))] == [[0.0] * 3, 0.0]
     assert [r.tolist() if isinstance(r, np.ndarray) else r for r in hodge_ranking(np.ones((1, 1)))] == [[0.0], 0.0]
+
+
+def test_perron_ranking_gives_up_after_100000_steps():
+    # w = [[1, b], [c, 1]] has eigenvalues 1 +- sqrt(bc); from the uniform start the k-th iterate's first
+    # share is known in closed form, and so is each step's change. A tolerance between the changes of
+    # steps 100,000 and 100,001 is met one step too late; one between steps 99,999 and 100,000 just in time.
+    b, c = 1e-3, 2.5e-8
+    root_b, root_c, s = math.sqrt(b), math.sqrt(c), math.sqrt(b * c)
+    alpha, beta = (1 / root_b + 1 / root_c) / 4, (1 / root_b - 1 / root_c) / 4
+
+    def first_share(k):
+        fading = beta * ((1 - s) / (1 + s)) ** k
+        return (alpha + fading) * root_b / (alpha * (root_b + root_c) + fading * (root_b - root_c))
+
+    def change(k):
+        return abs(first_share(k) - first_share(k - 1))
+
+    w = np.array([[1.0, b], [c, 1.0]])
+    with pytest.raises(RuntimeError, match="did not converge"):
+        perron_ranking(w, tolerance=(change(100_000) + change(100_001)) / 2)
+    found = perron_ranking(w, tolerance=(change(99_999) + change(100_000)) / 2)
+    assert found[0] == pytest.approx(first_share(100_000), abs=1e-12)
