@@ -51,6 +51,12 @@ def test_median_bands_are_exactly_the_row_bootstrap_of_the_same_draws():
                                                          chunk=chunk)
             assert median.tolist() == np.median(curves, axis=0).tolist()
             assert found_low.tolist() == low.tolist() and found_high.tolist() == high.tolist()
+    # three resamples: each one moves the quantiles, so every row of draws must be there
+    curves = rng.normal(size=(5, 4))
+    low, high = _plain_bootstrap(curves, 3, 0.95, seed=4)
+    for chunk in (2, 5_000):
+        found = median_bands(curves, resamples=3, seed=4, chunk=chunk)[1:]
+        assert [band.tolist() for band in found] == [low.tolist(), high.tolist()]
     curves = rng.normal(size=(6, 3))
     low, high = _plain_bootstrap(curves, 50_000, 0.95, seed=0)
     assert [band.tolist() for band in median_bands(curves)[1:]] == [low.tolist(), high.tolist()]
