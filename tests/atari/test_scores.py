@@ -83,6 +83,7 @@ def test_hns_saber_cap_and_iqm():
     assert S.hns(150, 50, 150) == 1.0
     assert S.saber(1000, 0, 100) == 2.0 and S.hwrns(1000, 0, 100) == 10.0
     assert S.iqm(np.arange(8.0)) == pytest.approx(3.5)
+    assert S.iqm(np.arange(16.0).reshape(8, 2)).tolist() == [7.0, 8.0]  # down the first axis: the middle four of each column
     agg = S.aggregate([0.0, 1.0, 2.0, 3.0, np.nan])
     assert agg["games"] == 4 and agg["excluded"] == 1 and agg["mean"] == 1.5
     assert agg["mean_ci95"][0] <= 1.5 <= agg["mean_ci95"][1]
