@@ -107,3 +107,18 @@ def test_perron_ranking_gives_up_after_100000_steps():
         perron_ranking(w, tolerance=(change(100_000) + change(100_001)) / 2)
     found = perron_ranking(w, tolerance=(change(99_999) + change(100_000)) / 2)
     assert found[0] == pytest.approx(first_share(100_000), abs=1e-12)
+
+
+def test_a_tournament_of_equals_is_ranked_uniformly_at_the_first_step():
+    assert perron_ranking(np.ones((3, 3)), max_iterations=1).tolist() == [1 / 3] * 3
+
+
+def test_the_tolerance_is_strict():
+    # a first step that changes the ranking by exactly the tolerance is not convergence
+    w = np.array([[1.0, 4.0], [0.25, 1.0]]) * np.array([[1.0, 1.0], [1.0, 1.5]])
+    start = np.full(2, 0.5)
+    step = w @ start / (w @ start).sum()
+    change = np.abs(step - start).max()
+    with pytest.raises(RuntimeError, match="did not converge"):
+        perron_ranking(w, tolerance=change, max_iterations=1)
+    assert perron_ranking(w, tolerance=np.nextafter(change, 1), max_iterations=1).tolist() == step.tolist()
