@@ -110,6 +110,8 @@ def test_welch_on_runs_without_spread():
     assert S.welch([-21.0, -21.0], [-20.0, -20.0])["winner"] == -1
     one_constant = S.welch([-21.0, -21.0], [-20.0, -19.0])  # a finite test: b's spread gives the error
     assert one_constant["t"] == pytest.approx(-3.0) and one_constant["winner"] == 0
+    other_constant = S.welch([-20.0, -19.0], [-21.0, -21.0])  # and the same with the spread on a's side
+    assert other_constant["t"] == pytest.approx(3.0) and other_constant["winner"] == 0
 
 
 def test_game_tables_and_names():
@@ -184,9 +186,9 @@ def test_the_winner_is_the_sign_of_t_whenever_p_is_below_alpha():
 def test_paired_table_counts_games_won_and_lost_per_pair():
     samples = {
         "x": {"g": [10.0, 10.1], "h": [1.0, 1.1], "i": [5.0, 5.5, 6.0], "single": [9.0], "only_x": [1.0, 2.0],
-              "none": [], "one_x": [2.0], "one_y": [2.0, 2.0]},
+              "none": [], "one_x": [2.0], "one_y": [2.0, 2.0], "none_y": [1.0, 2.0]},
         "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0], "none": [3.0, 4.0],
-              "one_x": [1.0, 1.0], "one_y": [1.0]},
+              "one_x": [1.0, 1.0], "one_y": [1.0], "none_y": []},
         "z": {"g": [0.0, 0.1], "h": [0.0, 0.1], "i": [0.0, 0.1, 0.2]},
     }
     # x beats y on g and loses on h; i is a draw; one trial or none is no test, and only_x has no opponent
