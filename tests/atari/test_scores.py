@@ -186,7 +186,7 @@ def test_the_winner_is_the_sign_of_t_whenever_p_is_below_alpha():
 def test_paired_table_counts_games_won_and_lost_per_pair():
     samples = {
         "x": {"g": [10.0, 10.1], "h": [1.0, 1.1], "i": [5.0, 5.5, 6.0], "single": [9.0], "only_x": [1.0, 2.0],
-              "none": [], "one_x": [2.0], "one_y": [2.0, 2.0], "none_y": [1.0, 2.0]},
+              "none": [], "one_x": [2.0], "one_y": [2.0, 2.0], "none_y": [2.0, 2.0]},
         "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0], "none": [3.0, 4.0],
               "one_x": [1.0, 1.0], "one_y": [1.0], "none_y": []},
         "z": {"g": [0.0, 0.1], "h": [0.0, 0.1], "i": [0.0, 0.1, 0.2]},
