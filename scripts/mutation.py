@@ -73,12 +73,12 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_dqn/agent.py": DQN,
     "plugins/zoo_dqn/replay.py": DQN,
     "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py", *DQN],
-    "plugins/zoo_gohr_study/errors.py": STUDY,
-    "plugins/zoo_gohr_study/reporter.py": STUDY,
+    "plugins/zoo_gohr_study/errors.py": ["tests/gohr_study/test_errors.py", "tests/gohr_study/test_tce_and_order.py"],
+    "plugins/zoo_gohr_study/reporter.py": ["tests/gohr_study/test_report_tables.py"],
     "zoo/stats/summary.py": ["tests/gohr_study/test_stats_summary.py", "tests/test_report.py", *STUDY],
-    "zoo/stats/ranking.py": STUDY,
-    "zoo/stats/bands.py": ["tests/gohr_study/test_stats.py"],
-    "plugins/zoo_atari/scores.py": ["tests/atari/test_scores.py", "tests/atari/test_report.py"],
+    "zoo/stats/ranking.py": ["tests/gohr_study/test_stats.py"],
+    "zoo/stats/bands.py": ["tests/gohr_study/test_bands.py"],
+    "plugins/zoo_atari/scores.py": ["tests/atari/test_scores.py"],
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -9,6 +10,8 @@ import pytest
 from scipy import stats
 from zoo_atari import games
 from zoo_atari import scores as S
+
+from zoo.stats import bootstrap_ci
 
 
 def headline(table: str, column: str) -> dict[str, float]:
@@ -80,6 +83,7 @@ def test_hns_saber_cap_and_iqm():
     assert S.hns(150, 50, 150) == 1.0
     assert S.saber(1000, 0, 100) == 2.0 and S.hwrns(1000, 0, 100) == 10.0
     assert S.iqm(np.arange(8.0)) == pytest.approx(3.5)
+    assert S.iqm(np.arange(16.0).reshape(8, 2)).tolist() == [7.0, 8.0]  # down the first axis: the middle four of each column
     agg = S.aggregate([0.0, 1.0, 2.0, 3.0, np.nan])
     assert agg["games"] == 4 and agg["excluded"] == 1 and agg["mean"] == 1.5
     assert agg["mean_ci95"][0] <= 1.5 <= agg["mean_ci95"][1]
@@ -90,6 +94,11 @@ def test_welch_matches_scipy_and_decides_at_alpha():
     result = S.welch(a, b)
     expected = stats.ttest_ind(a, b, equal_var=False)
     assert result["p"] == pytest.approx(expected.pvalue) and result["winner"] == 1
+    # unequal sizes and spreads, where Welch's test and Student's differ
+    wide, narrow = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [2.5, 2.6]
+    welch = S.welch(wide, narrow)["p"]
+    assert welch == pytest.approx(stats.ttest_ind(wide, narrow, equal_var=False).pvalue, rel=1e-9)
+    assert welch != pytest.approx(stats.ttest_ind(wide, narrow).pvalue, rel=1e-3)
     assert S.welch([1.0, 2.0, 3.0], [1.5, 2.5, 2.0])["winner"] == 0
     table = S.paired_table({"x": {"g": a, "h": [1.0, 2.0]}, "y": {"g": b, "h": [1.5, 1.6]}})
     assert table[("x", "y")] == (1, 0)
@@ -101,6 +110,8 @@ def test_welch_on_runs_without_spread():
     assert S.welch([-21.0, -21.0], [-20.0, -20.0])["winner"] == -1
     one_constant = S.welch([-21.0, -21.0], [-20.0, -19.0])  # a finite test: b's spread gives the error
     assert one_constant["t"] == pytest.approx(-3.0) and one_constant["winner"] == 0
+    other_constant = S.welch([-20.0, -19.0], [-21.0, -21.0])  # and the same with the spread on a's side
+    assert other_constant["t"] == pytest.approx(3.0) and other_constant["winner"] == 0
 
 
 def test_game_tables_and_names():
@@ -110,3 +121,75 @@ def test_game_tables_and_names():
     assert games.resolve_game("MontezumaRevenge") == games.resolve_game("montezuma_revenge") == "montezuma_revenge"
     with pytest.raises(ValueError, match="did you mean 'SpaceInvaders'"):
         games.resolve_game("SpaceInvader")
+
+
+def test_a_score_equal_to_the_record_is_a_breakthrough():
+    refs = {"pong": S.Reference(random=-20.7, human=9.3, record=21.0),
+            "breakout": S.Reference(random=1.7, human=30.5, record=864.0)}
+    assert S.breakthroughs({"pong": 21.0, "breakout": 863.9}, refs) == 1
+    assert S.breakthroughs({"pong": 20.9, "breakout": 900.0}, refs) == 1
+    per_game = S.normalised({"pong": 21.0, "breakout": 864.0 * 3}, refs)
+    assert per_game["pong"] == {"hns": pytest.approx(41.7 / 30), "hwrns": 1.0, "saber": 1.0}
+    assert per_game["breakout"]["hwrns"] == pytest.approx((2592 - 1.7) / 862.3) and per_game["breakout"]["saber"] == 2.0
+
+
+def test_the_shipped_references_and_columns_by_rom_id():
+    refs = S.references()  # GDI's table: Pong's random, human and record scores
+    assert refs["pong"] == S.Reference(-20.7, 14.6, 21.0) and len(refs) == 57
+    assert S.references("lbc-scores.csv")["montezuma_revenge"].record == 1219200.0
+    with pytest.raises(dataclasses.FrozenInstanceError):  # the cached table is shared: nobody can change it
+        refs["pong"].record = 0.0
+    efficientzero = S.column("lbc-scores.csv", "efficientzero")  # the cells left empty are left out
+    assert 0 < len(efficientzero) < 57 and all(math.isfinite(v) for v in efficientzero.values())
+
+
+def test_aggregates_are_fixed_seed_bootstraps_and_nothing_of_no_games():
+    values = [0.1, 0.4, 2.5, 0.9, 1.6, 0.3, np.nan, np.inf]
+    agg = S.aggregate(values)
+    data = np.array([0.1, 0.4, 2.5, 0.9, 1.6, 0.3])
+    assert (agg["games"], agg["excluded"]) == (6, 2)
+    assert (agg["mean"], agg["median"], agg["iqm"]) == (pytest.approx(5.8 / 6), 0.65, pytest.approx((0.3 + 0.4 + 0.9 + 1.6) / 4))
+    for name, statistic in (("mean", np.mean), ("median", np.median), ("iqm", S.iqm)):
+        assert agg[f"{name}_ci95"] == [float(v) for v in bootstrap_ci(data, statistic, resamples=2000, seed=0)]
+    assert S.aggregate(values, seed=1)["mean_ci95"] != agg["mean_ci95"]
+    empty = S.aggregate([np.nan])
+    assert (empty["games"], empty["excluded"]) == (0, 1) and all(math.isnan(empty[k]) for k in ("mean", "median", "iqm"))
+    assert "mean_ci95" not in empty
+
+
+def test_ale_normalisations_of_arrays():
+    assert S.random_normalised([30, -30, 7, 5], [-15, 15, -2, 0])[:3].tolist() == [2.0, -2.0, 3.5]
+    assert S.range_normalised([2.0, 5.0, 1.0], [0.0, 5.0, 1.0], [4.0, 10.0, 1.0])[:2].tolist() == [0.5, 0.0]
+    assert np.isnan(S.range_normalised([1.0, 2.0], 1.0, 1.0)).all()  # an empty range: NaN, not 0 / 0 or inf
+    assert S.range_normalised([2.0, 4.0], 4.0, 0.0).tolist() == [0.5, 0.0]  # a reversed range maps low to 0 all the same
+    z = S.inter_algorithm(np.array([[3.0, 7.0, 5.0], [10.0, 0.0, 2.0]]))
+    assert z.tolist() == [[0.0, 1.0, 0.5], [1.0, 0.0, 0.2]]
+    assert np.isnan(S.score_distribution([np.nan], [0.5])).all()
+
+
+def test_welch_decides_only_below_alpha():
+    # equal constants: p = 1, which is significant at no level up to 1; different ones: p = 0, not below 0
+    assert S.welch([3.0, 3.0], [3.0, 3.0], alpha=1.0)["winner"] == 0
+    assert S.welch([4.0, 4.0], [3.0, 3.0], alpha=0.0)["winner"] == 0
+    assert S.welch([4.0], [3.0]) == {"t": math.inf, "p": 0.0, "winner": 1}
+    assert S.welch([-5.0, -5.0], [3.0, 3.0]) == {"t": -math.inf, "p": 0.0, "winner": -1}
+
+
+def test_the_winner_is_the_sign_of_t_whenever_p_is_below_alpha():
+    a, b = [1.0, 2.0, 3.0, 4.0], [1.5, 2.0, 2.5, 3.5]  # t = 0.16, p = 0.88
+    result = S.welch(a, b, alpha=0.9)
+    assert 0 < result["t"] < 1 and result["p"] < 0.9 and result["winner"] == 1
+    result = S.welch(b, a, alpha=0.9)
+    assert -1 < result["t"] < 0 and result["winner"] == -1
+
+
+def test_paired_table_counts_games_won_and_lost_per_pair():
+    samples = {
+        "x": {"g": [10.0, 10.1], "h": [1.0, 1.1], "i": [5.0, 5.5, 6.0], "single": [9.0], "only_x": [1.0, 2.0],
+              "none": [], "one_x": [2.0], "one_y": [2.0, 2.0], "none_y": [2.0, 2.0]},
+        "y": {"g": [1.0, 1.1], "h": [10.0, 10.1], "i": [5.2, 5.4, 5.9], "single": [1.0], "none": [3.0, 4.0],
+              "one_x": [1.0, 1.0], "one_y": [1.0], "none_y": []},
+        "z": {"g": [0.0, 0.1], "h": [0.0, 0.1], "i": [0.0, 0.1, 0.2]},
+    }
+    # x beats y on g and loses on h; i is a draw; one trial or none is no test, and only_x has no opponent
+    assert S.paired_table(samples) == {("x", "y"): (1, 1), ("x", "z"): (3, 0), ("y", "z"): (3, 0)}
