@@ -47,7 +47,7 @@ STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.
 TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 DQN = ["tests/gohr_study/test_linear_dqn.py", "tests/gohr_study/test_linear_dqn_mechanisms.py"]
 # the meta-controllers' known-answer tests, fastest first; their learning runs (test_learning.py) take seconds each
-BANDITS = [f"tests/bandits/test_{name}.py" for name in ("controllers", "best", "population", "options")]
+BANDITS = [f"tests/bandits/test_{name}.py" for name in ("classic", "controllers", "best", "population", "options")]
 
 #: module -> the tests that cover it
 MODULES: dict[str, list[str]] = {
