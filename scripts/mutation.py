@@ -68,7 +68,7 @@ MODULES: dict[str, list[str]] = {
                                  f"{DICE}/test_omega.py", f"{LEARNER}/test_auxiliary_tasks.py"],
     "plugins/zoo_dice/behavior.py": [f"{DICE}/test_family.py", f"{DICE}/test_agent.py"],
     "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py", f"{LEARNER}/test_losses.py", f"{LEARNER}/test_auxiliary_tasks.py"],
-    "plugins/zoo_lbc/bandits.py": [f"{LBC}/test_bandits.py", "tests/bandits/test_best.py"],
+    "plugins/zoo_lbc/bandits.py": [f"{LBC}/test_voting.py", f"{LBC}/test_bandits.py", "tests/bandits/test_best.py"],
     "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_agent.py"],
     "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
     "plugins/zoo_dqn/linear.py": DQN,
