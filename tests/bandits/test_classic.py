@@ -11,9 +11,22 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import kstest
 from zoo_bandits.base import mean_returns, point_in_blocks
-from zoo_bandits.classic import UCB1, SlidingWindowParams, SlidingWindowUCB, Thompson, ThompsonParams, UCB1Params
+from zoo_bandits.classic import (
+    UCB1,
+    Fixed,
+    FixedParams,
+    SlidingWindowParams,
+    SlidingWindowUCB,
+    Thompson,
+    ThompsonParams,
+    UCB1Params,
+    Uniform,
+)
 from zoo_learner import BehaviorSpace, Choice, Coordinate
+
+from zoo import NoParams, ZooError
 
 PLANE = BehaviorSpace((Coordinate("x", 0, 5, 1.0), Coordinate("y", -1, 1, 0.5)), (0.0, 0.0))
 
@@ -156,3 +169,16 @@ def test_points_are_uniform_inside_their_blocks_up_to_the_range_end():
 def test_mean_returns_of_untried_blocks_rank_last():
     means = mean_returns(np.array([[6.0, 0.0, -3.0]]), np.array([[2, 0, 3]]))
     assert means.tolist() == [[3.0, -np.inf, -1.0]]
+
+
+def test_uniform_draws_each_coordinate_uniformly_over_its_range():
+    controller = Uniform(NoParams(), PLANE, np.random.default_rng(0))
+    points = np.array([controller.sample().value for _ in range(2000)])
+    for k, c in enumerate(PLANE.coordinates):
+        assert kstest(points[:, k], "uniform", args=(c.low, c.high - c.low)).pvalue > 0.01
+
+
+@pytest.mark.parametrize("value", [[1.0], [1.0, 0.0, 0.0], [6.0, 0.0]])
+def test_fixed_refuses_a_value_outside_the_space(value):
+    with pytest.raises(ZooError, match=r"meta_controller.value: .* \(x in \[0, 5\], y in \[-1, 1\]\)"):
+        Fixed(FixedParams(value=value), PLANE, np.random.default_rng(0))

@@ -88,6 +88,17 @@ def test_top_k_is_the_full_sort_by_score_then_a_random_key():
         assert top_k(scores, k, np.random.default_rng(seed + 1)).tolist() == full.tolist()
 
 
+def test_grid_points_fill_their_blocks_and_the_last_block_reaches_the_range_end():
+    grid = Grid([Coordinate("x", 0, 1, 0.3), Coordinate("y", 2, 4, 1.0)])  # x's blocks: [0, .3) [.3, .6) [.6, 1]
+    assert grid.shape == (3, 2) and grid.size == 6
+    points = grid.points_in(np.array([5, 2] * 1000), np.random.default_rng(0))  # blocks (2, 1) and (1, 0)
+    last, middle = points[0::2], points[1::2]
+    assert last[:, 0].min() >= 0.6 and last[:, 0].max() > 0.99 and np.mean(last[:, 0]) == pytest.approx(0.8, abs=0.01)
+    assert middle[:, 0].min() >= 0.3 and middle[:, 0].max() < 0.6 and np.mean(middle[:, 0]) == pytest.approx(0.45, abs=0.01)
+    assert last[:, 1].min() >= 3 and np.mean(middle[:, 1]) == pytest.approx(2.5, abs=0.02)
+    assert [grid.block_of(p) for p in points[:4]] == [5, 2, 5, 2]
+
+
 # (b) tile coding
 
 def test_tiles_belong_to_the_tile_holding_their_centre():
@@ -148,9 +159,10 @@ def test_log1p_maps_proposals_back_to_beta_and_its_block():
     assert sorted(int(np.searchsorted(edges, b, side="right")) - 1 for b in betas) == [0, 1, 2]
 
 
-@pytest.mark.parametrize("names,message", [(["beta3"], "beta3"), (["neg"], "-1")])
+@pytest.mark.parametrize("names,message", [(["beta3"], "beta3"), (["neg"], "-1"), (["edge"], "-1")])
 def test_log1p_coordinates_must_exist_and_stay_above_minus_one(names, message):
-    space = BehaviorSpace((Coordinate("beta", 0, 3, 1.0), Coordinate("neg", -2, 0, 1.0)), (1.0, -1.0))
+    space = BehaviorSpace((Coordinate("beta", 0, 3, 1.0), Coordinate("neg", -2, 0, 1.0), Coordinate("edge", -1, 0, 0.5)),
+                          (1.0, -1.0, -0.5))
     with pytest.raises(ZooError, match=message):
         BanditPopulation(PopulationParams(log1p_coordinates=names), space, np.random.default_rng(0))
 

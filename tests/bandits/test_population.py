@@ -89,3 +89,48 @@ def test_state_round_trip_continues_the_same_choices():
         assert np.array_equal(ca.value, cb.value) and ca.arm == cb.arm
         a.update(ca, k * 3.0)
         b.update(cb, k * 3.0)
+
+
+def test_score_is_the_z_scored_value_plus_the_ucb_bonus():
+    b = bandit(width=0, ucb=0.7)
+    b.w[:] = [1.0, 3.0, 3.0, 5.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]  # V = w: mean 3, std sqrt(0.8)
+    b.N[:] = [0, 1, 2, 3, 0, 0, 0, 0, 0, 4]
+    z = (b.w - 3.0) / np.sqrt(0.8)
+    assert b.scores() == pytest.approx(z + 0.7 * np.sqrt(np.log(11.0) / (1.0 + b.N)))
+
+
+def test_random_mode_draws_blocks_with_probability_softmax_of_the_scores():
+    b, rng = bandit(width=0, mode="random", candidates=1), np.random.default_rng(0)
+    b.w[:] = np.linspace(-1, 1, 10)
+    b.N[:] = np.arange(10)
+    p = np.exp(b.scores()) / np.exp(b.scores()).sum()
+    blocks = [X.block_of(b.propose(rng)[0, 0]) for _ in range(1500)]
+    assert np.abs(np.bincount(blocks, minlength=10) / 1500 - p).max() < 0.03 and np.ptp(p) > 0.1
+
+
+def test_more_candidates_than_blocks_propose_every_block_once():
+    for mode in ("argmax", "random"):
+        b = bandit(mode=mode, candidates=25)
+        assert sorted(X.block_of(x) for x in b.propose(np.random.default_rng(0))[:, 0]) == list(range(10))
+
+
+def test_each_bandit_draws_its_settings_from_the_params():
+    params = PopulationParams(bandits=200, learning_rates=[0.3, 0.7], widths=[1, 5], modes=["random"], ucb=2.5,
+                              candidates=4)
+    ensemble = BanditPopulation(params, GDI_SPACE, np.random.default_rng(0)).ensembles[1]
+    bandits = ensemble.bandits
+    assert len(bandits) == 200 and {b.mode for b in bandits} == {"random"} and {b.ucb for b in bandits} == {2.5}
+    assert {b.candidates for b in bandits} == {4}
+    for values in ([b.lr for b in bandits], [b.smoothing.width for b in bandits]):
+        assert 60 < min(values.count(v) for v in set(values)) and len(set(values)) == 2
+    assert {b.lr for b in bandits} == {0.3, 0.7} and {b.smoothing.width for b in bandits} == {1, 5}
+
+
+def test_an_ensemble_picks_one_of_all_its_bandits_proposals_uniformly():
+    ensemble = BanditPopulation(PopulationParams(bandits=2, candidates=2, modes=["argmax"], widths=[0]),
+                                BehaviorSpace((X,), (0.0,)), np.random.default_rng(0)).ensembles[0]
+    first, second = ensemble.bandits
+    first.w[:], second.w[:] = np.eye(10)[[0]] * 9 + np.eye(10)[[1]] * 8, np.eye(10)[[5]] * 9 + np.eye(10)[[7]] * 8
+    rng = np.random.default_rng(0)
+    counts = np.bincount([X.block_of(ensemble.sample(rng)[0]) for _ in range(800)], minlength=10)
+    assert set(np.flatnonzero(counts)) == {0, 1, 5, 7} and counts.min(initial=800, where=counts > 0) > 160
