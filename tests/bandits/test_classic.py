@@ -182,3 +182,21 @@ def test_uniform_draws_each_coordinate_uniformly_over_its_range():
 def test_fixed_refuses_a_value_outside_the_space(value):
     with pytest.raises(ZooError, match=r"meta_controller.value: .* \(x in \[0, 5\], y in \[-1, 1\]\)"):
         Fixed(FixedParams(value=value), PLANE, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("make", [lambda rng: UCB1(UCB1Params(), PLANE, rng),
+                                  lambda rng: SlidingWindowUCB(SlidingWindowParams(window=9, epsilon=0.1), PLANE, rng),
+                                  lambda rng: Thompson(ThompsonParams(), PLANE, rng)],
+                         ids=["ucb1", "sliding_window_ucb", "thompson"])
+def test_choices_are_invariant_to_the_scale_of_returns(make):
+    """Scaled by powers of two, every rescaling, mean and z-score is exact, so the choices are the same."""
+    def choices(scale, seed=0):
+        controller, noise, picked = make(np.random.default_rng(seed)), np.random.default_rng(1), []
+        for _ in range(40):
+            choice = controller.sample()
+            controller.update(choice, scale * reward([c.block_of(x) for c, x in zip(PLANE.coordinates, choice.value)],
+                                                     noise.normal()))
+            picked.append(choice.arm)
+        return picked
+
+    assert choices(1.0) == choices(2.0 ** -12) == choices(2.0 ** 12) != choices(1.0, seed=1)

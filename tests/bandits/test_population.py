@@ -106,6 +106,8 @@ def test_random_mode_draws_blocks_with_probability_softmax_of_the_scores():
     p = np.exp(b.scores()) / np.exp(b.scores()).sum()
     blocks = [X.block_of(b.propose(rng)[0, 0]) for _ in range(1500)]
     assert np.abs(np.bincount(blocks, minlength=10) / 1500 - p).max() < 0.03 and np.ptp(p) > 0.1
+    b.ucb = 1000.0  # scores in the thousands: the softmax still gives probabilities, nearly all on block 0
+    assert [X.block_of(b.propose(rng)[0, 0]) for _ in range(20)] == [0] * 20
 
 
 def test_more_candidates_than_blocks_propose_every_block_once():
