@@ -19,11 +19,13 @@ SPACE = BehaviorSpace((Coordinate("a", 0.0, 6.0, 1.0), Coordinate("b", 0.0, 1.0,
 
 
 def reference_scores(N, S, c):
-    """Score(k) of one bandit, from the sum forms: z-scored mean over visited arms plus the UCB bonus."""
+    """Score(k) of one bandit, from the sum forms: z-scored mean over visited arms (a std below 1e-8 taken
+    as 1) plus the UCB bonus."""
     visited = [k for k in range(len(N)) if N[k] > 0]
     means = {k: S[k] / N[k] for k in visited}
     mean = sum(means.values()) / len(visited)
     std = math.sqrt(sum((m - mean) ** 2 for m in means.values()) / len(visited))
+    std = std if std >= 1e-8 else 1.0
     total = sum(N)
     return [((means[k] - mean) / std if k in visited else 0.0) + c * math.sqrt(math.log(1 + total) / (1 + N[k]))
             for k in range(len(N))]
@@ -110,3 +112,24 @@ def test_state_round_trip_through_json_continues_the_same_choices():
         a.update(ca, float(k))
         b.update(cb, float(k))
     assert [[x.c for x in bandits] for bandits in a.populations] == [[x.c for x in bandits] for bandits in b.populations]
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.01])
+def test_scores_are_the_reference_scores_at_any_spread_of_means(scale):
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        controller = trained(int(rng.integers(1000)))
+        for bandits in controller.populations:
+            for b in bandits:
+                b.S *= scale  # means with std about 3 * scale: z-scored either way
+                b.N[rng.random(len(b.N)) < 0.3] = 0  # unvisited arms: z = 0
+                b.S[b.N == 0] = 0.0
+                if b.N.any():
+                    assert b.scores() == pytest.approx(reference_scores(b.N, b.S, b.c))
+
+
+def test_replace_every_0_never_replaces_a_bandit():
+    controller = VotingPopulation(VotingParams(replace_every=0), SPACE, np.random.default_rng(0))
+    for k in range(120):
+        controller.update(controller.sample(), float(k % 7))
+    assert controller.replacements == 0 and all(b.N.sum() == 120 for bandits in controller.populations for b in bandits)
