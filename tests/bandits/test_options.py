@@ -44,10 +44,12 @@ def test_joint_window_means_on_a_3x3_grid():
     assert Window((3, 3), 2).values(w).tolist() == [4.0] * 9
 
 
-def test_joint_window_means_are_box_means_on_any_grid():
+@pytest.mark.parametrize("width", [0, 1, 2])
+def test_joint_window_means_are_box_means_on_any_grid(width):
     w = np.random.default_rng(0).normal(size=(5, 4, 3))
-    window = Window(w.shape, 1)
-    boxes = [w[max(0, i - 1): i + 2, max(0, j - 1): j + 2, max(0, k - 1): k + 2].mean() for i, j, k in np.ndindex(w.shape)]
+    window = Window(w.shape, width)
+    boxes = [w[max(0, i - width): i + width + 1, max(0, j - width): j + width + 1, max(0, k - width): k + width + 1].mean()
+             for i, j, k in np.ndindex(w.shape)]
     assert np.allclose(window.values(w), boxes)
     assert all(window.value(w, b) == window.values(w)[b] for b in range(w.size))
 
