@@ -75,8 +75,11 @@ def test_ucb1_picks_the_block_of_highest_rescaled_mean_plus_bonus(c):
     assert play(controller, 60, lambda h, k, n: ucb_winners(h, k, n, lambda m, t: math.sqrt(c * math.log(t) / m))) > 100
 
 
-def test_ucb1_with_one_return_seen_has_no_spread_and_ranks_by_bonus_alone():
-    controller = UCB1(UCB1Params(), PLANE, np.random.default_rng(0))
+@pytest.mark.parametrize("make", [lambda rng: UCB1(UCB1Params(), PLANE, rng),
+                                  lambda rng: SlidingWindowUCB(SlidingWindowParams(epsilon=0.0), PLANE, rng)],
+                         ids=["ucb1", "sliding_window_ucb"])
+def test_with_one_return_seen_there_is_no_spread_and_the_bonus_alone_ranks(make):
+    controller = make(np.random.default_rng(0))
     for x in (0.5, 1.5, 2.5, 3.5, 4.5, 4.5):  # every x block once, block 4 twice; y always block 0
         controller.update(Choice(np.array([x, -0.9])), 7.0)
     picks = {PLANE.coordinates[0].block_of(controller.sample().value[0]) for _ in range(30)}
