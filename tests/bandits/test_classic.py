@@ -170,8 +170,8 @@ def test_points_are_uniform_inside_their_blocks_up_to_the_range_end():
 
 
 def test_mean_returns_of_untried_blocks_rank_last():
-    means = mean_returns(np.array([[6.0, 0.0, -3.0]]), np.array([[2, 0, 3]]))
-    assert means.tolist() == [[3.0, -np.inf, -1.0]]
+    means = mean_returns(np.array([[6.0, 0.0, -3.0, 5.0]]), np.array([[2, 0, 3, 1]]))
+    assert means.tolist() == [[3.0, -np.inf, -1.0, 5.0]]
 
 
 def test_uniform_draws_each_coordinate_uniformly_over_its_range():
