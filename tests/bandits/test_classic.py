@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import kstest
 from zoo_bandits.base import mean_returns, point_in_blocks
 from zoo_bandits.classic import (
     UCB1,
@@ -177,8 +176,8 @@ def test_mean_returns_of_untried_blocks_rank_last():
 def test_uniform_draws_each_coordinate_uniformly_over_its_range():
     controller = Uniform(NoParams(), PLANE, np.random.default_rng(0))
     points = np.array([controller.sample().value for _ in range(2000)])
-    for k, c in enumerate(PLANE.coordinates):
-        assert kstest(points[:, k], "uniform", args=(c.low, c.high - c.low)).pvalue > 0.01
+    for k, c in enumerate(PLANE.coordinates):  # 200 +- 13 per tenth of the range
+        assert np.abs(np.histogram(points[:, k], bins=10, range=(c.low, c.high))[0] - 200).max() < 45
 
 
 @pytest.mark.parametrize("value", [[1.0], [1.0, 0.0, 0.0], [6.0, 0.0]])
