@@ -133,3 +133,15 @@ def test_replace_every_0_never_replaces_a_bandit():
     for k in range(120):
         controller.update(controller.sample(), float(k % 7))
     assert controller.replacements == 0 and all(b.N.sum() == 120 for bandits in controller.populations for b in bandits)
+
+
+def test_points_are_uniform_inside_the_chosen_blocks():
+    space = BehaviorSpace((Coordinate("wide", 0.0, 6.0, 3.0), Coordinate("narrow", 0.0, 0.9, 0.3)), (0.0, 0.0))
+    controller = VotingPopulation(VotingParams(), space, np.random.default_rng(0))
+    for bandits in controller.populations:
+        for b in bandits:
+            b.N[:], b.S[:] = 1.0, 0.0
+            b.N[-1], b.S[-1] = 1.0, 5.0  # the last block of each coordinate is best: [3, 6) and [0.6, 0.9)
+    points = np.array([controller.best(np.random.default_rng(k)).value for k in range(600)])
+    wide, narrow = np.histogram(points[:, 0], bins=3, range=(3, 6))[0], np.histogram(points[:, 1], 3, (0.6, 0.9))[0]
+    assert wide.sum() == narrow.sum() == 600 and np.abs(wide - 200).max() < 45 and np.abs(narrow - 200).max() < 45
