@@ -66,11 +66,11 @@ def test_softmax_mode_draws_arms_with_probability_softmax_of_the_scores():
     arms = [bandit.propose(1, "softmax", controller.rng)[0] for _ in range(3000)]
     assert np.abs(np.bincount(arms, minlength=6) / 3000 - expected).max() < 0.03
     assert np.ptp(expected) > 0.2  # far from uniform: the comparison can fail
+    chosen = {np.unravel_index(controller.sample().arm, (6, 4))[0] for _ in range(50)}
+    assert len(chosen) > 2  # one bandit's one draw wins, not always its best arm (as in vote mode)
     bandit.c = 1000.0  # scores in the thousands: the softmax still gives probabilities, all but 0 on the top arm
     top = int(np.argmax(reference_scores(bandit.N, bandit.S, bandit.c)))
     assert [bandit.propose(1, "softmax", controller.rng)[0] for _ in range(20)] == [top] * 20
-    chosen = {np.unravel_index(controller.sample().arm, (6, 4))[0] for _ in range(50)}
-    assert len(chosen) > 2  # one bandit's one draw wins, not always its best arm (as in vote mode)
 
 
 def test_softmax_mode_proposes_distinct_arms():
