@@ -202,3 +202,14 @@ def test_choices_are_invariant_to_the_scale_of_returns(make):
         return picked
 
     assert choices(1.0) == choices(2.0 ** -12) == choices(2.0 ** 12) != choices(1.0, seed=1)
+
+
+def test_thompson_z_scores_returns_only_when_their_std_exceeds_1e_12():
+    for g, expected in [(2e-12, 0.5), (1e-12, 0.5e-12)]:  # std g: z = -1, 1 above 1e-12, else -g, g (divided by 1)
+        rng = RecordingRng(0)
+        controller = Thompson(ThompsonParams(), PLANE, rng)
+        controller.update(Choice(np.array([0.5, 0.0])), -g)
+        controller.update(Choice(np.array([3.5, 0.0])), g)
+        controller.sample()
+        loc = rng.normals[0][0]  # posterior mean n z / (1 / v + n), with n = 1 and v = 1
+        assert loc[[0, 3]].tolist() == pytest.approx([-expected, expected], rel=1e-9, abs=0)

@@ -136,3 +136,11 @@ def test_an_ensemble_picks_one_of_all_its_bandits_proposals_uniformly():
     rng = np.random.default_rng(0)
     counts = np.bincount([X.block_of(ensemble.sample(rng)[0]) for _ in range(800)], minlength=10)
     assert set(np.flatnonzero(counts)) == {0, 1, 5, 7} and counts.min(initial=800, where=counts > 0) > 160
+
+
+def test_values_spread_by_1e_8_are_z_scored_and_less_spread_ones_are_not():
+    b = Bandit(Grid([Coordinate("x", 0, 2, 1.0)]), Window((2,), 0), lr=0.1, mode="argmax", ucb=0.0, candidates=1)
+    b.w[:] = [-1e-8, 1e-8]  # std exactly 1e-8
+    assert b.scores().tolist() == [-1.0, 1.0]
+    b.w[:] = [-0.5e-8, 0.5e-8]
+    assert b.scores().tolist() == [0.0, 0.0]

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from zoo_lbc.bandits import VotingParams, VotingPopulation
+from zoo_lbc.bandits import UCBBandit, VotingParams, VotingPopulation
 from zoo_learner import BehaviorSpace, Choice, Coordinate
 from zoo_learner.state import from_plain, to_plain
 
@@ -148,3 +148,11 @@ def test_points_are_uniform_inside_the_chosen_blocks():
     points = np.array([controller.best(np.random.default_rng(k)).value for k in range(600)])
     wide, narrow = np.histogram(points[:, 0], bins=3, range=(3, 6))[0], np.histogram(points[:, 1], 3, (0.6, 0.9))[0]
     assert wide.sum() == narrow.sum() == 600 and np.abs(wide - 200).max() < 45 and np.abs(narrow - 200).max() < 45
+
+
+def test_a_spread_of_means_of_1e_8_is_z_scored_and_a_smaller_one_is_not():
+    bandit = UCBBandit(3, c=0.0)
+    bandit.N[:], bandit.S[:] = [1, 1, 0], [-1e-8, 1e-8, 0.0]  # std exactly 1e-8
+    assert bandit.scores().tolist() == [-1.0, 1.0, 0.0]
+    bandit.S[:] = [-0.5e-8, 0.5e-8, 0.0]  # below: divided by 1, not by the std
+    assert bandit.scores().tolist() == [-0.5e-8, 0.5e-8, 0.0]
