@@ -46,6 +46,8 @@ STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.
 # so no test run can read a stale compiled copy of a mutant.
 TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 DQN = ["tests/gohr_study/test_linear_dqn.py", "tests/gohr_study/test_linear_dqn_mechanisms.py"]
+# the meta-controllers' known-answer tests, fastest first; their learning runs (test_learning.py) take seconds each
+BANDITS = [f"tests/bandits/test_{name}.py" for name in ("params", "classic", "controllers", "best", "population", "options")]
 
 #: module -> the tests that cover it
 MODULES: dict[str, list[str]] = {
@@ -56,9 +58,9 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_learner/losses.py": [f"{LEARNER}/test_losses.py", f"{GDI}/test_loss_wiring.py",
                                       f"{DICE}/test_loss_wiring.py", f"{LBC}/test_loss.py", f"{GDI}/test_loss.py",
                                       f"{DICE}/test_loss.py", f"{LEARNER}/test_auxiliary_tasks.py"],
-    "plugins/zoo_learner/behavior.py": ["tests/bandits", f"{GDI}/test_behavior_entropy.py"],
+    "plugins/zoo_learner/behavior.py": ["tests/bandits/test_controllers.py"],
     "plugins/zoo_learner/shaping.py": [f"{LEARNER}/test_shaping.py", f"{LBC}/test_loss.py"],
-    "plugins/zoo_bandits": ["tests/bandits", f"{LBC}/test_bandits.py"],
+    "plugins/zoo_bandits": BANDITS,
     "plugins/zoo_gdi/loss.py": [f"{GDI}/test_loss_wiring.py", f"{GDI}/test_loss.py", f"{LEARNER}/test_losses.py",
                                 f"{LEARNER}/test_auxiliary_tasks.py"],
     "plugins/zoo_gdi/behavior.py": [f"{GDI}/test_behavior.py", f"{GDI}/test_loss.py"],
@@ -66,7 +68,8 @@ MODULES: dict[str, list[str]] = {
                                  f"{DICE}/test_omega.py", f"{LEARNER}/test_auxiliary_tasks.py"],
     "plugins/zoo_dice/behavior.py": [f"{DICE}/test_family.py"],
     "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py", f"{LEARNER}/test_losses.py", f"{LEARNER}/test_auxiliary_tasks.py"],
-    "plugins/zoo_lbc/bandits.py": [f"{LBC}/test_bandits.py"],
+    "plugins/zoo_lbc/bandits.py": ["tests/bandits/test_params.py", f"{LBC}/test_voting.py", f"{LBC}/test_bandits.py",
+                                   "tests/bandits/test_best.py"],
     "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_loss.py"],
     "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
     "plugins/zoo_dqn/linear.py": DQN,
