@@ -19,9 +19,22 @@ BOOTSTRAPS = 50_000  # the paper's resamples for the median bands
 
 
 def labelled(runs: list[RunFolder]) -> list[RunErrors]:
-    """Errors of each run, labelled by run name (by id where names repeat)."""
-    names = [run.manifest()["name"] for run in runs]
-    return [read_run(run, name if names.count(name) == 1 else run.manifest()["id"]) for run, name in zip(runs, names)]
+    """Errors of each run, labelled by run name, or by its id where that name would not tell it apart."""
+    ids = [run.manifest()["id"] for run in runs]
+    return [read_run(run, label) for run, label in zip(runs, unique_labels([run.manifest()["name"] for run in runs], ids))]
+
+
+def unique_labels(names: list[str], ids: list[str]) -> list[str]:
+    """Each run's name, or its (unique) id where the name repeats or equals a label another run got.
+
+    A name can collide with another run's id: ``foo-2`` beside two runs named ``foo``, whose ids are
+    ``foo-1`` and ``foo-2``. Each pass gives the colliding runs their ids, so at least one more run is
+    labelled by id each time and the loop ends, at the latest when every label is an id.
+    """
+    labels = [name if names.count(name) == 1 else run_id for name, run_id in zip(names, ids)]
+    while len(set(labels)) < len(labels):
+        labels = [run_id if labels.count(label) > 1 else label for label, run_id in zip(labels, ids)]
+    return labels
 
 
 def summarize(runs: list[RunErrors]) -> dict:

@@ -68,6 +68,14 @@ def test_runs_sharing_a_name_are_labelled_by_id(tmp_path):
     assert [run.label for run in labelled(runs)] == ["first", "second", "other"]
 
 
+def test_a_name_equal_to_another_runs_id_does_not_merge_the_two_runs(tmp_path):
+    runs = [gohr_run(tmp_path, "first", HARD, name="same"), gohr_run(tmp_path, "second", EASY, name="same"),
+            gohr_run(tmp_path, "third", EASY, name="first")]
+    data = labelled(runs)
+    assert [run.label for run in data] == ["first", "second", "third"]
+    assert [row["label"] for row in summarize(data)["runs"]] == ["first", "second", "third"]
+
+
 def test_the_markdown_tables_of_two_runs(two_runs):
     summary = summarize(two_runs)
     text = markdown(summary)
