@@ -181,18 +181,20 @@ class ThompsonParams(Params):
 
 
 class Thompson(BlockReturns):
-    _state = (*BlockReturns._state, "moments")
+    _state = (*BlockReturns._state, "return_moments")
 
     def __init__(self, params: ThompsonParams, space: BehaviorSpace, rng: np.random.Generator):
         super().__init__(space, rng)
         self.prior = params.prior_variance
-        self.moments = np.zeros(3)  # n, sum, sum of squares of all returns
+        # n, mean and sum of squared deviations of all returns, updated as Welford does: the variance
+        # from raw sums (sum of squares / n - mean^2) cancels to nothing for returns with a large
+        # common offset, e.g. 1e8 + {0, 1, 0, 1, 2}.
+        self.return_moments = np.zeros(3)
 
     def _pick(self, k: int) -> int:
         n = self.space.coordinates[k].blocks
-        total, s, ss = self.moments
-        mean = s / total if total else 0.0
-        std = np.sqrt(max(ss / total - mean ** 2, 0.0)) if total else 0.0
+        total, mean, squares = self.return_moments
+        std = np.sqrt(squares / total) if total else 0.0
         counts = self.counts[k, :n]
         z = np.where(counts > 0, (self.sums[k, :n] / np.maximum(counts, 1) - mean) / (std if std > 1e-12 else 1.0), 0.0)
         precision = 1.0 / self.prior + counts  # unit observation variance in z units
@@ -201,4 +203,15 @@ class Thompson(BlockReturns):
 
     def update(self, choice: Choice, episode_return: float) -> None:
         super().update(choice, episode_return)
-        self.moments += [1.0, episode_return, episode_return ** 2]
+        total, mean, squares = self.return_moments
+        total += 1.0
+        deviation = episode_return - mean
+        mean += deviation / total
+        self.return_moments = np.array([total, mean, squares + deviation * (episode_return - mean)])
+
+    def load_state_dict(self, state: dict) -> None:
+        if "moments" in state:  # a checkpoint written before Welford's update: n, sum, sum of squares
+            total, first, second = state["moments"]
+            mean = first / total if total else 0.0
+            state = {**state, "return_moments": [total, mean, max(second - total * mean ** 2, 0.0)]}
+        super().load_state_dict(state)

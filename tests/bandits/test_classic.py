@@ -213,3 +213,30 @@ def test_thompson_z_scores_returns_only_when_their_std_exceeds_1e_12():
         controller.sample()
         loc = rng.normals[0][0]  # posterior mean n z / (1 / v + n), with n = 1 and v = 1
         assert loc[[0, 3]].tolist() == pytest.approx([-expected, expected], rel=1e-9, abs=0)
+
+
+def test_thompson_z_scores_returns_with_a_large_common_offset():
+    """The returns' std from Welford's update, not from raw sums, which cancel to 0 at an offset of 1e8."""
+    for offset in (0.0, 1e8, 1e9):
+        rng = RecordingRng(0)
+        controller = Thompson(ThompsonParams(), PLANE, rng)
+        returns = [offset + g for g in (0.0, 1.0, 0.0, 1.0, 2.0)]
+        for x, g in zip((0.5, 1.5, 0.5, 1.5, 3.5), returns):
+            controller.update(Choice(np.array([x, 0.0])), g)
+        controller.sample()
+        loc = rng.normals[0][0]
+        z = (2.0 - 0.8) / np.std([0.0, 1.0, 0.0, 1.0, 2.0])  # block 3's one return, z-scored
+        assert loc[3] == pytest.approx(z / 2, rel=1e-6)  # n z / (1 / v + n) with n = 1, v = 1
+
+
+def test_thompson_reads_a_checkpoint_of_raw_sums_as_the_same_moments():
+    updated, restored = (Thompson(ThompsonParams(), PLANE, np.random.default_rng(0)) for _ in range(2))
+    returns = [3.0, -1.0, 4.0, 1.5]
+    for x, g in zip((0.5, 1.5, 2.5, 0.5), returns):
+        updated.update(Choice(np.array([x, 0.0])), g)
+    state = updated.state_dict()
+    old = {**state, "moments": [4.0, sum(returns), sum(g * g for g in returns)]}
+    del old["return_moments"]
+    restored.load_state_dict(old)
+    assert restored.return_moments == pytest.approx(updated.return_moments)
+    assert restored.sample().arm == updated.sample().arm
