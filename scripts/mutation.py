@@ -72,7 +72,7 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_dqn/linear.py": DQN,
     "plugins/zoo_dqn/agent.py": DQN,
     "plugins/zoo_dqn/replay.py": DQN,
-    "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py", *DQN],
+    "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py"],
     "plugins/zoo_gohr_study/errors.py": STUDY,
     "plugins/zoo_gohr_study/reporter.py": STUDY,
     "zoo/stats/summary.py": ["tests/gohr_study/test_stats_summary.py", "tests/test_report.py", *STUDY],
