@@ -45,7 +45,7 @@ STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.
 # hypothesis, ...) are not loaded, since none of the tests below needs one. No bytecode is written,
 # so no test run can read a stale compiled copy of a mutant.
 TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-DQN = ["tests/gohr_study/test_linear_dqn.py", "tests/gohr_study/test_linear_dqn_mechanisms.py"]
+DQN = ["tests/gohr_study/test_linear_dqn_mechanisms.py", "tests/gohr_study/test_linear_dqn.py"]
 
 #: module -> the tests that cover it
 MODULES: dict[str, list[str]] = {
