@@ -69,7 +69,7 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_lbc/bandits.py": [f"{LBC}/test_bandits.py"],
     "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_agent.py"],
     "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
-    "plugins/zoo_dqn/linear.py": ["tests/gohr_study/test_linear_q.py", *DQN],
+    "plugins/zoo_dqn/linear.py": ["tests/gohr_study/test_linear_q.py"],
     "plugins/zoo_dqn/agent.py": DQN,
     "plugins/zoo_dqn/replay.py": ["tests/gohr_study/test_linear_q.py", *DQN],
     "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py"],

@@ -15,6 +15,13 @@ from zoo_gohr.vector.layout import decode_action
 
 from zoo.features import FeatureMap
 
+
+@pytest.fixture(scope="session")
+def _one_torch_thread():
+    """The feature map needs no torch: these tests skip the conftest's import of it, so that each run of
+    them (once per mutant in scripts/mutation.py) takes about a second."""
+
+
 # STAR RED in cell 1 (x 1, y 1) and CIRCLE YELLOW in cell 2 (x 2, y 1)
 BOARD = [Piece(0, 1, 1, "STAR", "RED"), Piece(1, 2, 1, "CIRCLE", "YELLOW")]
 

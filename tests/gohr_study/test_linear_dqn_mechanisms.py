@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -131,3 +132,87 @@ def test_the_agent_builds_the_empty_cell_features_its_params_name(tmp_path):
         agent = _agent(tmp_path / reading, LinearDQNParams(empty_cells=reading))
         empty_rows = agent.q.table[:, agent.empty]
         assert ((empty_rows != agent.features.pad).sum(-1) == ones).all()
+
+
+
+def _reference_action(agent, rng) -> tuple[int, bool]:
+    """Trial 0's next move by Algorithm 1's epsilon-greedy rule, drawn from `rng` (a copy of its stream),
+    and whether it explores: it does when a uniform draw is below epsilon(moves so far), and then takes
+    any action uniformly (any occupied cell's with masking); else the lowest action of highest
+    theta . phi (over the occupied cells with masking), phi by brute force."""
+    p, env = agent.params, agent.envs[0]
+    occupied = np.flatnonzero(env.unwrapped.action_masks())
+    allowed = occupied if p.mask_actions and len(occupied) else np.arange(CELLS * BUCKETS)
+    if rng.random() < p.eps_end + (p.eps_start - p.eps_end) * np.exp(-agent.steps[0] / p.eps_decay):
+        return int(allowed[rng.integers(len(allowed))]), True
+    values = agent.features.dense(env).astype(float) @ agent.q.theta[0, :-1]
+    return int(allowed[np.argmax(values[allowed])]), False
+
+
+@pytest.mark.parametrize("mask, start, end, decay", [(False, 0.9, 0.001, 20.0), (True, 0.9, 0.001, 20.0),
+                                                     (True, 0.0, 0.0, 1.0), (False, 1.0, 0.3, 5.0)])
+def test_each_move_is_epsilon_greedy_on_theta_dot_phi_as_a_slow_reference_draws_it(tmp_path, mask, start, end, decay):
+    params = LinearDQNParams(batch_size=8, replay_size=60, learning_starts=60, mask_actions=mask, eps_start=start,
+                             eps_end=end, eps_decay=decay)
+    agent = _agent(tmp_path, params, horizon=15)
+    agent.q.theta[0, :-1] = np.random.default_rng(4).integers(-3, 4, agent.q.width - 1)  # integers: ties happen
+    explored = 0
+    for _ in range(45):  # no update before the 60th move: theta stays put, and the stream only picks moves
+        if not agent.playing[0]:
+            agent._begin(np.array([0]))  # deal the next board, for the reference to see it
+        expected, exploring = _reference_action(agent, copy.deepcopy(agent.rngs[0]))
+        agent.learn(1)
+        assert agent.actions[0][-1] == expected
+        explored += exploring
+    assert not agent.q.updates.any() and agent.episodes[0] >= 2
+    assert explored == 0 if start == 0 else 0 < explored < 45
+
+
+@pytest.mark.parametrize("learning_starts, expected", [(None, 8), (20, 20)])
+def test_updates_begin_once_the_replay_holds_learning_starts_moves_then_one_per_move(tmp_path, learning_starts, expected):
+    agent = _agent(tmp_path, LinearDQNParams(batch_size=8, replay_size=30, learning_starts=learning_starts), horizon=7)
+    assert agent.learning_starts == expected  # batch_size by default
+    for moves in range(1, 41):
+        agent.learn(1)
+        assert agent.q.updates[0] == max(0, moves - expected + 1), moves
+    assert agent.replay.size[0] == 30
+
+
+def test_each_episode_logs_its_moves_and_rejected_moves_at_its_last_step(tmp_path):
+    agent = _agent(tmp_path, LinearDQNParams(batch_size=8, replay_size=100, mask_actions=True), horizon=9)
+    agent.learn(30)
+    agent.contexts[0].logger.flush()
+    rows = [json.loads(line) for line in agent.contexts[0].logger.path.read_text().splitlines()]
+    rejected = agent.replay.arrays["reward"][0, :30] < 0
+    expected = [{"step": end, "episode_return": -float(rejected[end - 9:end].sum()),
+                 "episode_errors": int(rejected[end - 9:end].sum()), "episode_moves": 9} for end in (9, 18, 27)]
+    assert [{key: row[key] for key in expected[0]} for row in rows] == expected
+    assert 0 < sum(row["episode_errors"] for row in rows) < 27 and agent.episodes == [3]
+
+
+def test_a_checkpoint_taken_within_an_episode_resumes_it_exactly(tmp_path):
+    """Stopped after move 23 (the third episode's fourth move of ten), saved and loaded into a new agent,
+    the trial goes on as an uninterrupted one: same weights, replay, streams and logged episodes."""
+    params = LinearDQNParams(batch_size=8, replay_size=50, target_period=7)
+    straight = _agent(tmp_path / "straight", params, horizon=10)
+    straight.learn(45)
+    first = _agent(tmp_path / "first", params, horizon=10)
+    first.learn(23)
+    (tmp_path / "checkpoint").mkdir()
+    first.save(tmp_path / "checkpoint")
+    second = _agent(tmp_path / "second", params, horizon=10)
+    second.load(tmp_path / "checkpoint")
+    assert second.playing[0] and second.moves[0] == 3 and second.errors[0] == first.errors[0]
+    second.learn(22)
+    assert LinearDQNAgent.exact_resume and second.steps == [45] and second.episodes == [4]
+    for name, array in straight.q.state().items():
+        assert np.array_equal(second.q.state()[name], array), name
+    for name, array in straight.replay.state().items():
+        assert np.array_equal(second.replay.state()[name], array), name
+    assert second.rngs[0].bit_generator.state == straight.rngs[0].bit_generator.state
+
+    def logged(agent):
+        agent.contexts[0].logger.flush()
+        return [json.loads(line) for line in agent.contexts[0].logger.path.read_text().splitlines()]
+
+    assert logged(second) == logged(straight)[2:]  # the episodes ended at moves 30 and 40
