@@ -97,8 +97,9 @@ BLOCKS = [("s",), ("c",), ("b",), ("s", "c"), ("s", "b"), ("c", "b"), ("ls", "s"
 BLOCKS += [(lu, lv, y, z) for lu, lv in (("ls", "lc"), ("ls", "lb"), ("lc", "lb")) for y, z in (("s", "c"), ("s", "b"), ("c", "b"))]
 AUTHOR_IDS = ({"STAR": 0, "SQUARE": 1, "TRIANGLE": 2, "CIRCLE": 3}, {"RED": 0, "BLUE": 1, "BLACK": 2, "YELLOW": 3})
 # a board of non-canonical sets: the authors' shapes first in their order, then the others as listed
-ODD_BOARD = {"shapes": ["circle", "hexagon", "star"], "colors": ["blue", "red"], "min_shapes": 3, "min_colors": 2}
-ODD_IDS = ({"STAR": 0, "CIRCLE": 1, "HEXAGON": 2}, {"RED": 0, "BLUE": 1})
+ODD_BOARD = {"shapes": ["circle", "hexagon", "star"], "colors": ["blue", "green", "red", "white", "black"],
+             "min_shapes": 3, "min_colors": 4}
+ODD_IDS = ({"STAR": 0, "CIRCLE": 1, "HEXAGON": 2}, {"RED": 0, "BLUE": 1, "BLACK": 2, "GREEN": 3, "WHITE": 4})
 
 
 def _paper_columns(S, C, B) -> dict:
@@ -164,6 +165,7 @@ def test_the_map_takes_the_envs_sets_when_it_has_them_else_its_params():
     params = GohrFeatureParams(shapes=["circle", "hexagon", "star"], colors=["blue", "red"], empty_cells="printed")
     odd = make_features(params)
     assert (odd.shapes, odd.colors, odd.empty_cells) == (["STAR", "CIRCLE", "HEXAGON"], ["RED", "BLUE"], "printed")
+    assert odd.size == len(_paper_columns(3, 2, BUCKETS))
     assert make_features(params, object()).shapes == odd.shapes  # not a GOHR env: the params' sets
     paper = make_features(params, make_env(GohrEnvParams(rule="paper/b3_then_b1"), 0))
     assert paper.size == 3720 and paper.empty_cells == "printed"
@@ -172,3 +174,10 @@ def test_the_map_takes_the_envs_sets_when_it_has_them_else_its_params():
         GohrFeatureParams(shapes=[])
     with pytest.raises(ValidationError, match="colors"):
         GohrFeatureParams(colors=[])
+
+
+def test_the_last_move_keys_number_the_index_tables_rows_one_each():
+    for features in (GohrPaperFeatures(), make_features(GohrFeatureParams(**{k: ODD_BOARD[k] for k in ("shapes", "colors")}))):
+        S, C = len(features.shapes), len(features.colors)
+        keys = [features.last_key(ls, lc, lb) for ls in range(-1, S) for lc in range(-1, C) for lb in range(-1, BUCKETS)]
+        assert sorted(keys) == list(range(features.n_last)) == list(range(len(features.index_table)))
