@@ -45,7 +45,7 @@ def test_dimension_is_3720_for_the_paper_and_follows_the_set_sizes():
 def test_hand_computed_vector_before_any_accepted_move():
     features = GohrPaperFeatures()
     env = _env()
-    assert isinstance(features, FeatureMap)
+    assert isinstance(features, FeatureMap) and features.per_action  # active: one array of ones per action
     active = features.active(env)
     # STAR (0) RED (0) to bucket 2, last move none: each block's local index, plus its offset
     assert sorted(active[2].tolist()) == [0, 4, 10, 12, 30, 46, 60, 80, 102,
