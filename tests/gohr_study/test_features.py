@@ -40,6 +40,8 @@ def test_dimension_is_3720_for_the_paper_and_follows_the_set_sizes():
     small = GohrPaperFeatures(("SQUARE", "STAR", "CIRCLE"), ("RED", "BLUE"))
     assert small.size == 9 + 26 + 38 + 47 * 26 == 1295
     assert small.index_table.max() == small.pad == 1295
+    # a row per last move, per piece type (3 x 2) and for the empty cell, last (LinearQ reads it there)
+    assert small.index_table.shape == (4 * 3 * 5, 3 * 2 + 1, 4, 18) and small.n_types == 6
 
 
 def test_hand_computed_vector_before_any_accepted_move():

@@ -114,7 +114,7 @@ def test_adam_steps_of_any_rows_in_any_order_match_kingma_and_ba_per_trial(adam)
     q, rng = _random_q(3, seed=4, **adam), np.random.default_rng(5)
     start = q.theta.copy()
     grads = {t: [] for t in range(3)}
-    for rows in ([0, 1, 2], [1], [2, 0], [0, 1, 2], [1, 0, 2], [2]):
+    for rows in ([0, 1, 2], [1], [2, 0], [0, 1, 2], [1, 0, 2], [0, 1], [2]):
         rows = np.array(rows)
         kind, bucket = rng.integers(0, EMPTY + 1, (len(rows), 6)), rng.integers(0, BUCKETS, (len(rows), 6))
         kind[:, 0] = EMPTY  # an empty cell's row: its padding entries get no gradient
@@ -126,7 +126,7 @@ def test_adam_steps_of_any_rows_in_any_order_match_kingma_and_ba_per_trial(adam)
         q.step(rows, idx, dq)
         for i, t in enumerate(rows):
             grads[t].append(_gradient(q.width, idx[i], dq[i]))
-    assert q.updates.tolist() == [4, 4, 5]
+    assert q.updates.tolist() == [5, 5, 5]
     b1, b2 = adam.get("betas", (0.9, 0.999))
     for t in range(3):
         expected = _reference_adam(start[t], grads[t], lr=0.05, b1=b1, b2=b2, eps=adam.get("eps", 1e-8))
