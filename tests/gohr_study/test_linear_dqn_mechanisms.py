@@ -216,3 +216,27 @@ def test_a_checkpoint_taken_within_an_episode_resumes_it_exactly(tmp_path):
         return [json.loads(line) for line in agent.contexts[0].logger.path.read_text().splitlines()]
 
     assert logged(second) == logged(straight)[2:]  # the episodes ended at moves 30 and 40
+
+
+def test_episodes_play_the_envs_boards_in_order_and_the_replay_holds_each_move_as_made(tmp_path):
+    """A copy of the trial's env, replaying the agent's moves: the first episode is on the board make_env
+    dealt, each next one on the next board, and each stored transition is (key, piece type, bucket) of
+    the move, its reward, whether it cleared the board, and the next state's key and cell types."""
+    params = LinearDQNParams(batch_size=8, replay_size=100, mask_actions=True)
+    agent = _agent(tmp_path, params, horizon=6, board=ONE_PIECE | {"min_objects": 2})
+    twin = make_env(agent.contexts[0].env_params, agent.contexts[0].seed)
+    stored, moves = agent.replay.arrays, 0
+    for episode in range(4):
+        agent.learn_episodes(1)
+        if episode:
+            twin.reset()
+        types, last = agent.features.keys(twin.observation())
+        for action in agent.actions[0]:
+            obs, reward, terminated, _, _ = twin.step(action)
+            next_types, next_last = agent.features.keys(obs)
+            found = {name: stored[name][0, moves] for name in stored}
+            assert found == {**found, "last": last[0], "kind": types[0, action // BUCKETS], "bucket": action % BUCKETS,
+                             "reward": reward, "done": terminated, "next_last": next_last[0]}
+            assert np.array_equal(found["next_types"], next_types[0])
+            types, last, moves = next_types, next_last, moves + 1
+    assert agent.steps == [moves] and agent.boards[0] == 4 and stored["done"][0, :moves].sum() in range(1, 4)
