@@ -183,3 +183,19 @@ def test_the_replay_is_a_ring_of_the_last_capacity_moves_of_each_trial():
     copy.load({name: array.copy() for name, array in replay.state().items()})
     for name, array in replay.state().items():
         assert np.array_equal(copy.state()[name], array), name
+
+
+def test_a_trials_numbers_are_bitwise_the_same_alone_or_with_other_trials():
+    """Each trial's sums add in the same order whatever rows share the call (a fancy index may lay a
+    batch out transposed, and numpy orders a sum's additions by the layout)."""
+    many, rng = _random_q(3, seed=9), np.random.default_rng(10)
+    alone = LinearQ(1, TABLE, lr=0.05)
+    alone.theta[0] = many.theta[1]
+    many.refresh_target(np.array([2, 1, 0]))
+    alone.refresh_target(np.array([0]))
+    assert np.array_equal(many.state()["target_max"][1], alone.state()["target_max"][0])
+    types, last = _states(rng, 3)
+    kind, bucket, lasts = rng.integers(0, EMPTY + 1, (3, 8)), rng.integers(0, BUCKETS, (3, 8)), rng.integers(0, FEATURES.n_last, (3, 8))
+    assert np.array_equal(many.q_actions(np.arange(3), types, last)[1], alone.q_actions(np.array([0]), types[1:2], last[1:2])[0])
+    assert np.array_equal(many.q_taken(np.arange(3), lasts, kind, bucket)[0][1],
+                          alone.q_taken(np.array([0]), lasts[1:2], kind[1:2], bucket[1:2])[0][0])
