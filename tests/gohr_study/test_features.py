@@ -11,7 +11,7 @@ from zoo_gohr.engine.board import Board, Piece
 from zoo_gohr.engine.constants import ACTIONS, BUCKETS
 from zoo_gohr.plugin import GohrEnvParams, make_env
 from zoo_gohr.vector.features import GohrFeatureParams, GohrPaperFeatures, make_features
-from zoo_gohr.vector.layout import decode_action
+from zoo_gohr.vector.layout import decode_action, encode_action
 
 from zoo.features import FeatureMap
 
@@ -138,15 +138,17 @@ def _paper_phi(env, ids, last, empty_cells) -> np.ndarray:
     (ODD_BOARD, ODD_IDS, [("SQUARE", "RED"), ("STAR", "YELLOW")], "coded"),
 ])
 def test_phi_along_random_play_follows_the_papers_formulas(board, ids, strangers, empty_cells):
-    """Every action's features at every state of random play (a board with pieces outside the sets first,
-    then dealt boards), against the formulas: keys, the index table, `active` and `dense` together."""
-    env = make_env(GohrEnvParams(rule="paper/b3_then_b1", horizon=9, board=board), 1)
+    """Every action's features at every state of random play, against the formulas: keys, the index
+    table, `active` and `dense` together. The first board holds two pieces outside the sets, which are
+    moved first, to each bucket in turn until one accepts them (the last move then lacks a part)."""
+    env = make_env(GohrEnvParams(rule="paper/b3_then_b1", horizon=12, board=board), 1)
     features = make_features(GohrFeatureParams(empty_cells=empty_cells), env)
     assert features.size == len(_paper_columns(len(ids[0]), len(ids[1]), BUCKETS))
     shapes, colors = list(ids[0]), list(ids[1])
     mixed = [Piece(i, 1 + i, 2, *pair) for i, pair in enumerate(strangers)]
     mixed += [Piece(9 + i, 1 + i, 4, shapes[i % len(shapes)], colors[i % len(colors)]) for i in range(6)]
-    rng = np.random.default_rng(0)
+    script = [encode_action(p.pos, b) for p in mixed[:2] for b in range(BUCKETS)]
+    rng, strangers_moved = np.random.default_rng(0), 0
     for episode in range(3):
         env.reset(options={"board": Board(mixed)} if episode == 0 else None)
         last, done = {"ls": -1, "lc": -1, "lb": -1}, False
@@ -155,12 +157,17 @@ def test_phi_along_random_play_follows_the_papers_formulas(board, ids, strangers
             assert np.array_equal(features.dense(env), expected)
             assert [a.tolist() for a in features.active(env)] == [np.flatnonzero(row).tolist() for row in expected]
             occupied = np.flatnonzero(env.unwrapped.action_masks())
-            action = int(rng.choice(occupied) if rng.random() < 0.8 else rng.integers(ACTIONS))
+            if script:
+                action = script.pop(0)
+            else:
+                action = int(rng.choice(occupied) if rng.random() < 0.8 else rng.integers(ACTIONS))
             piece = {p.pos: p for p in env.unwrapped.game.pieces()}.get(decode_action(action)[0])
             _, reward, terminated, truncated, _ = env.step(action)
             if reward == 0:
                 last = {"ls": ids[0].get(piece.shape, -1), "lc": ids[1].get(piece.color, -1), "lb": action % BUCKETS}
+                strangers_moved += -1 in (last["ls"], last["lc"])
             done = terminated or truncated
+    assert strangers_moved == 2
 
 
 def test_the_map_takes_the_envs_sets_when_it_has_them_else_its_params():
