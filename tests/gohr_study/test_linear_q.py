@@ -1,7 +1,7 @@
 """The linear DQN's parts, each against a slow reference: LinearQ's values, target maxima and Adam
 steps, trial by trial and in any order of rows; the replay's ring buffers; both their checkpoints.
 
-Numpy only and small feature sets (two shapes, two colors), so that each test takes milliseconds.
+Numpy only and a small feature set (three shapes, two colors), so that each test takes milliseconds.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from zoo_dqn.replay import Replay
 from zoo_gohr.engine.constants import BUCKETS, CELLS
 from zoo_gohr.vector.features import GohrPaperFeatures
 
-FEATURES = GohrPaperFeatures(("STAR", "SQUARE"), ("RED", "BLUE"))
+FEATURES = GohrPaperFeatures(("STAR", "SQUARE", "CIRCLE"), ("RED", "BLUE"))  # 1295 features: an odd count
 TABLE, PAD, EMPTY = FEATURES.index_table, FEATURES.pad, FEATURES.n_types
 
 
