@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+# One torch thread per test process. Torch takes its thread count from OMP_NUM_THREADS when it is
+# first imported, so setting it here (before any test imports torch) is enough, and the tests that
+# never use torch (the bandits', the statistics') do not pay for importing it: a mutation run starts
+# one pytest process per mutant. A pytest plugin that imported torch earlier is set by hand below.
+os.environ["OMP_NUM_THREADS"] = "1"
+os.environ["MKL_NUM_THREADS"] = "1"
+if "torch" in sys.modules:
+    sys.modules["torch"].set_num_threads(1)
 
 
 @pytest.fixture(autouse=True)
@@ -17,17 +24,9 @@ def _isolated_runs_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3-logs"))
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _one_torch_thread():
-    import torch
-
-    torch.set_num_threads(1)
-
-
 # --- third-party plugin helpers (test_thirdparty, test_resume, test_docs) --------------------
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 EXAMPLE_PLUGIN_SOURCE = Path(__file__).parent / "thirdparty_plugin"
