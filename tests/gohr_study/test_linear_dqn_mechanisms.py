@@ -271,3 +271,12 @@ def test_episodes_play_the_envs_boards_in_order_and_the_replay_holds_each_move_a
             assert np.array_equal(found["next_types"], next_types[0])
             types, last, moves = next_types, next_last, moves + 1
     assert agent.steps == [moves] and agent.boards[0] == 4 and stored["done"][0, :moves].sum() in range(1, 4)
+
+
+def test_closing_the_agent_closes_every_trials_env(tmp_path):
+    agent = _agent(tmp_path, LinearDQNParams(batch_size=8), seeds=(1, 2, 3))
+    closed = []
+    for t, env in enumerate(agent.envs):
+        env.close = lambda t=t: closed.append(t)
+    agent.close()
+    assert closed == [0, 1, 2]
