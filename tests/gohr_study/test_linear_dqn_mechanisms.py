@@ -212,11 +212,12 @@ def test_each_episode_logs_its_moves_and_rejected_moves_at_its_last_step(tmp_pat
     assert 0 < sum(row["episode_errors"] for row in rows) < 27 and agent.episodes == [3]
 
 
-@pytest.mark.parametrize("stop", [23, 20])
+@pytest.mark.parametrize("stop", [27, 20])
 def test_a_checkpoint_resumes_the_trial_exactly_within_an_episode_or_between_two(tmp_path, stop):
-    """Stopped after move 23 (the third episode's fourth move of ten) or 20, saved and loaded into a new
-    agent, the trial goes on as an uninterrupted one: same weights, replay, streams and logged episodes."""
-    params = LinearDQNParams(batch_size=8, replay_size=50, target_period=7)
+    """Stopped after move 27 (the third episode's seventh move of ten, some accepted) or 20, saved and
+    loaded into a new agent, the trial goes on as an uninterrupted one: same weights, replay, streams,
+    and logged episodes (the one in progress counts its moves and errors from before the stop)."""
+    params = LinearDQNParams(batch_size=8, replay_size=50, target_period=7, mask_actions=True)
     straight = _agent(tmp_path / "straight", params, horizon=10)
     straight.learn(45)
     first = _agent(tmp_path / "first", params, horizon=10)
@@ -226,6 +227,7 @@ def test_a_checkpoint_resumes_the_trial_exactly_within_an_episode_or_between_two
     second = _agent(tmp_path / "second", params, horizon=10)
     second.load(tmp_path / "checkpoint")
     within = stop % 10 > 0
+    assert first.errors[0] < first.moves[0] or not within
     assert second.playing[0] == within and second.moves[0] == stop % 10 and second.errors[0] == first.errors[0] * within
     second.learn(45 - stop)
     assert LinearDQNAgent.exact_resume and second.steps == [45] and second.episodes == [4]
