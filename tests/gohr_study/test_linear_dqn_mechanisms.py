@@ -282,3 +282,11 @@ def test_closing_the_agent_closes_every_trials_env(tmp_path):
         env.close = lambda t=t: closed.append(t)
     agent.close()
     assert closed == [0, 1, 2]
+
+
+def test_a_trials_exploration_stream_is_its_own_not_its_seeds_plain_stream(tmp_path):
+    """np.random.default_rng(seed), the stream other parts draw from the same seed (the order of
+    predefined boards, for one), is not the one the agent explores and samples the replay with."""
+    agent = _agent(tmp_path, LinearDQNParams(batch_size=8), seeds=(5, 6))
+    for seed, rng in zip((5, 6), agent.rngs):
+        assert rng.random(4).tolist() != np.random.default_rng(seed).random(4).tolist()
