@@ -50,10 +50,14 @@ def _logged(agent, trial=0) -> list[dict]:
     return [json.loads(line) for line in agent.contexts[trial].logger.path.read_text().splitlines()]
 
 
-@pytest.mark.parametrize("unit, period, horizon, count", [("moves", 40, 100, 130), ("episodes", 3, 10, 10)])
-def test_the_target_is_the_online_weights_at_each_refresh_and_stays_put_between(tmp_path, unit, period, horizon, count):
-    agent = _agent(tmp_path, LinearDQNParams(batch_size=8, replay_size=100, target_period=period, target_unit=unit),
-                   horizon=horizon)
+@pytest.mark.parametrize("unit, period, horizon, count, board", [
+    ("moves", 40, 100, 130, None), ("episodes", 3, 10, 10, None),
+    ("moves", 3, 10, 60, ONE_PIECE),  # episodes end at any move: a refresh by episode would show
+])
+def test_the_target_is_the_online_weights_at_each_refresh_and_stays_put_between(tmp_path, unit, period, horizon, count,
+                                                                                board):
+    agent = _agent(tmp_path, LinearDQNParams(batch_size=8, replay_size=100, target_period=period, target_unit=unit,
+                                             mask_actions=board is not None), horizon=horizon, board=board)
     advance, counter = (agent.learn, lambda: agent.steps[0]) if unit == "moves" else (agent.learn_episodes, lambda: agent.episodes[0])
     last_refresh, refreshes = np.zeros_like(agent.q.theta[0]), 0
     for _ in range(count):
@@ -105,6 +109,8 @@ def _reference_update(agent, picks, *, loss, one_piece) -> tuple[np.ndarray, np.
                    for cell in cells for bucket in range(BUCKETS))
         ys.append(arrays["reward"][j] + (0.0 if cleared else p.gamma * best))
     phis, ys = np.array(phis), np.array(ys)
+    delta = phis @ agent.q.theta[0] - ys
+    assert (delta < -1).any() and (abs(delta) < 1).any() and (delta > 1).any()  # each piece of Huber's gradient
 
     def value(weights):
         delta = phis @ weights - ys
@@ -129,7 +135,7 @@ def test_one_update_matches_a_slow_reference_with_the_bootstrap_kept_at_truncati
     agent.learn(moves)  # fewer moves than learning_starts: no update yet, theta and Adam's moments are 0
     assert not agent.q.updates.any()
     rng = np.random.default_rng(3)
-    agent.q.theta[0, :-1] = rng.normal(size=agent.q.width - 1)
+    agent.q.theta[0, :-1] = rng.normal(size=agent.q.width - 1) / 10  # a small target: TD errors of both signs
     agent.q.refresh_target(np.array([0]))
     agent.q.theta[0, :-1] = rng.normal(size=agent.q.width - 1)
     picks = copy.deepcopy(agent.rngs[0]).choice(moves, params.batch_size, replace=False)
