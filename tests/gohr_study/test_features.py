@@ -136,12 +136,13 @@ def _paper_phi(env, ids, last, empty_cells) -> np.ndarray:
     ({}, AUTHOR_IDS, [("STAR", "GREEN"), ("PENTAGON", "RED")], "coded"),
     ({}, AUTHOR_IDS, [("STAR", "GREEN"), ("PENTAGON", "RED")], "printed"),
     (ODD_BOARD, ODD_IDS, [("SQUARE", "RED"), ("STAR", "YELLOW")], "coded"),
+    (ODD_BOARD, ODD_IDS, [("SQUARE", "RED"), ("STAR", "YELLOW")], "printed"),
 ])
 def test_phi_along_random_play_follows_the_papers_formulas(board, ids, strangers, empty_cells):
     """Every action's features at every state of random play, against the formulas: keys, the index
     table, `active` and `dense` together. The first board holds two pieces outside the sets, which are
     moved first, to each bucket in turn until one accepts them (the last move then lacks a part)."""
-    env = make_env(GohrEnvParams(rule="paper/b3_then_b1", horizon=12, board=board), 1)
+    env = make_env(GohrEnvParams(rule="paper/clockwise", horizon=12, board=board), 1)  # every bucket accepts in turn
     features = make_features(GohrFeatureParams(empty_cells=empty_cells), env)
     assert features.size == len(_paper_columns(len(ids[0]), len(ids[1]), BUCKETS))
     shapes, colors = list(ids[0]), list(ids[1])
