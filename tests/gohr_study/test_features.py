@@ -15,13 +15,6 @@ from zoo_gohr.vector.layout import decode_action, encode_action
 
 from zoo.features import FeatureMap
 
-
-@pytest.fixture(scope="session")
-def _one_torch_thread():
-    """The feature map needs no torch: these tests skip the conftest's import of it, so that each run of
-    them (once per mutant in scripts/mutation.py) takes about a second."""
-
-
 # STAR RED in cell 1 (x 1, y 1) and CIRCLE YELLOW in cell 2 (x 2, y 1)
 BOARD = [Piece(0, 1, 1, "STAR", "RED"), Piece(1, 2, 1, "CIRCLE", "YELLOW")]
 
@@ -91,7 +84,6 @@ def test_keys_of_a_batch_match_one_at_a_time():
         assert (one_types[0] == types[i]).all() and one_last[0] == last[i]
         occupied = {p.pos for p in env.game.pieces()}
         assert {c + 1 for c in np.flatnonzero(types[i] != features.n_types)} == occupied
-
 
 
 # the 18 blocks of appendix A.1.1, in layout order; a leading "l" names a part of the last accepted move

@@ -31,11 +31,6 @@ from zoo.metrics import MetricLogger
 ONE_PIECE = {"min_objects": 1, "min_shapes": 1, "min_colors": 1}
 
 
-@pytest.fixture(scope="session")
-def _one_torch_thread():
-    """These tests need no torch: they skip the conftest's import of it."""
-
-
 def _agent(tmp_path, params, *, horizon=100, board=None, seeds=(5,)) -> LinearDQNAgent:
     env_params = GohrEnvParams(rule="paper/b3_then_b1", horizon=horizon, board=board or {})
     contexts = [TrialContext(seed=seed, trial=i, directory=tmp_path / str(i), env_params=env_params,
@@ -161,7 +156,6 @@ def test_the_agent_builds_the_empty_cell_features_its_params_name(tmp_path):
         agent = _agent(tmp_path / reading, LinearDQNParams(empty_cells=reading))
         empty_rows = agent.q.table[:, agent.empty]
         assert ((empty_rows != agent.features.pad).sum(-1) == ones).all()
-
 
 
 def _reference_action(agent, rng) -> tuple[int, bool]:

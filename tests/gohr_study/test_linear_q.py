@@ -19,12 +19,6 @@ FEATURES = GohrPaperFeatures(("STAR", "SQUARE", "CIRCLE"), ("RED", "BLUE", "BLAC
 TABLE, PAD, EMPTY = FEATURES.index_table, FEATURES.pad, FEATURES.n_types
 
 
-@pytest.fixture(scope="session")
-def _one_torch_thread():
-    """These parts need no torch: their tests skip the conftest's import of it, so that each run of them
-    (once per mutant in scripts/mutation.py) takes about a second."""
-
-
 def _q_of(weights, last, kind, bucket) -> float:
     """theta . phi by brute force: the sum of the weights of the ones, the padding index left out."""
     return sum(weights[i] for i in TABLE[last, kind, bucket] if i != PAD)
