@@ -45,7 +45,7 @@ STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.
 # hypothesis, ...) are not loaded, since none of the tests below needs one. No bytecode is written,
 # so no test run can read a stale compiled copy of a mutant.
 TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-DQN = ["tests/gohr_study/test_linear_dqn.py", "tests/gohr_study/test_linear_dqn_mechanisms.py"]
+DQN = "tests/gohr_study/test_linear_dqn_mechanisms.py"  # numpy only: the agent's mechanisms, whole updates, resume
 # the meta-controllers' known-answer tests, fastest first; their learning runs (test_learning.py) take seconds each
 BANDITS = [f"tests/bandits/test_{name}.py" for name in ("params", "classic", "controllers", "best", "population", "options")]
 
@@ -72,10 +72,10 @@ MODULES: dict[str, list[str]] = {
                                    "tests/bandits/test_best.py"],
     "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_loss.py"],
     "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
-    "plugins/zoo_dqn/linear.py": DQN,
-    "plugins/zoo_dqn/agent.py": DQN,
-    "plugins/zoo_dqn/replay.py": DQN,
-    "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py", *DQN],
+    "plugins/zoo_dqn/linear.py": ["tests/gohr_study/test_linear_q.py"],
+    "plugins/zoo_dqn/agent.py": [DQN],
+    "plugins/zoo_dqn/replay.py": ["tests/gohr_study/test_linear_q.py", DQN],
+    "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py"],
     "plugins/zoo_gohr_study/errors.py": ["tests/gohr_study/test_errors.py", "tests/gohr_study/test_tce_and_order.py"],
     "plugins/zoo_gohr_study/reporter.py": ["tests/gohr_study/test_report_tables.py"],
     "zoo/stats/summary.py": ["tests/gohr_study/test_stats_summary.py", "tests/test_report.py", *STUDY],

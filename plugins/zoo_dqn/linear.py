@@ -45,7 +45,9 @@ class LinearQ:
         self._tabulate(rows)
 
     def _tabulate(self, rows: np.ndarray) -> None:
-        values = self.target[rows][:, self.table.reshape(-1)].reshape(len(rows), *self.table.shape).sum(-1)
+        # Gathered in C order, trial after trial, so that each trial's sums add in the order they would
+        # alone (numpy orders a sum's additions by the array's layout, which a fancy index can transpose).
+        values = self._gather(self.target, rows, np.broadcast_to(self.table, (len(rows), *self.table.shape))).sum(-1)
         self._target_max[rows] = values.max(-1)
 
     def target_max(self, rows: np.ndarray, last: np.ndarray, types: np.ndarray, occupied_only: bool) -> np.ndarray:

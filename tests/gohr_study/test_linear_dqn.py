@@ -82,17 +82,6 @@ def test_adam_steps_match_torch_on_the_squared_loss():
     assert np.allclose(q.theta[0], weights.detach().numpy(), atol=1e-12)
 
 
-def test_a_trial_gives_the_same_numbers_alone_or_in_a_batch(tmp_path):
-    params = LinearDQNParams(batch_size=16, replay_size=100)
-    alone = _contexts(tmp_path / "alone", [11])
-    batch = _contexts(tmp_path / "batch", [7, 11, 13])
-    LinearDQNAgent(params, alone).learn_episodes(4)
-    agent = LinearDQNAgent(params, batch)
-    agent.learn_episodes(4)
-    assert _errors(alone[0]) == _errors(batch[1]) and len(_errors(batch[1])) == 4
-    assert agent.episodes == [4, 4, 4]
-
-
 def test_resume_from_a_checkpoint_continues_exactly(tmp_path):
     params = LinearDQNParams(batch_size=16, replay_size=100, target_period=2)
     straight = LinearDQNAgent(params, _contexts(tmp_path / "straight", [3, 4]))
