@@ -78,6 +78,8 @@ def test_both_losses_on_hand_made_embeddings_skip_padding_but_keep_the_terminal_
 def test_each_task_is_left_out_at_weight_zero_and_both_off_is_the_plain_unroll():
     _, total, parts = AuxiliaryTasks(forward=0.0, inverse=1.0).unroll(HandMadeNet(), hand_batch(), burn_in=1)
     assert set(parts) == {"loss_inverse"} and float(total) == pytest.approx(1.5 * math.log(2), rel=1e-6)
+    _, total, parts = AuxiliaryTasks(forward=1.0, inverse=0.0).unroll(HandMadeNet(), hand_batch(), burn_in=1)
+    assert set(parts) == {"loss_forward"} and float(total) == pytest.approx(2.25 / 4)
 
     class PlainNet:  # no embeddings, no dynamics models: what every loss unrolls when the tasks are off
         def unroll(self, obs, state, valid, burn_in):
