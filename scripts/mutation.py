@@ -274,27 +274,32 @@ def score(session: Path, equivalent: dict) -> dict:
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
     counts = {"killed": 0, "survived": 0, "equivalent": 0, "incompetent": 0}
-    survivors = []
+    survivors, stale = [], []
     with use_db(str(session), WorkDB.Mode.open) as db:
         counts["mutants"], counts["pending"] = db.num_work_items, db.num_work_items - db.num_results
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 counts["equivalent"] += 1  # inside an annotation (skip_signature_annotations)
                 continue
+            mutation = item.mutations[0]
+            where = Path(mutation.module_path).as_posix()  # relative to the tree the session ran in
+            key = (where, mutation.operator_name, mutation.occurrence)
             if result.test_outcome != TestOutcome.SURVIVED:
                 # incompetent: Cosmic Ray could not run the tests at all (not a verdict on them)
                 counts["killed" if result.test_outcome == TestOutcome.KILLED else "incompetent"] += 1
+                if key in equivalent and result.test_outcome == TestOutcome.KILLED:
+                    # a killed mutant cannot be equivalent: the entry names another mutant than it was
+                    # written for, typically after the module changed and the occurrences moved
+                    stale.append(f"  {where}:{mutation.start_pos[0]} {mutation.operator_name} {mutation.occurrence}")
                 continue
-            mutation = item.mutations[0]
-            where = Path(mutation.module_path).as_posix()  # relative to the tree the session ran in
-            if (where, mutation.operator_name, mutation.occurrence) in equivalent:
+            if key in equivalent:
                 counts["equivalent"] += 1
                 continue
             counts["survived"] += 1
             change = " | ".join(line for line in (result.diff or "").splitlines()
                                 if line.startswith(("-", "+")) and not line.startswith(("---", "+++")))
             survivors.append(f"  {where}:{mutation.start_pos[0]} {mutation.operator_name} {mutation.occurrence}: {change}")
-    counts["survivors"] = survivors
+    counts["survivors"], counts["stale"] = survivors, stale
     return counts
 
 
@@ -350,6 +355,9 @@ def main() -> None:
               f"{counts['incompetent']} incompetent, {counts['pending']} not yet run")
         for line in counts["survivors"]:
             print(line)
+        if counts["stale"]:
+            print(f"{module}: listed as equivalent but killed (stale entries of {EQUIVALENT.name}; re-check them):")
+            print("\n".join(counts["stale"]))
     if not rows:
         raise SystemExit("no session to report yet: run the script on a module first")
     print()
