@@ -25,13 +25,14 @@ def labelled(runs: list[RunFolder]) -> list[RunErrors]:
 
 
 def unique_labels(names: list[str], ids: list[str]) -> list[str]:
-    """Each run's name, or its (unique) id where the name repeats or equals a label another run got.
+    """Each run's name, or its (unique) id where that name is also another run's label.
 
-    A name can collide with another run's id: ``foo-2`` beside two runs named ``foo``, whose ids are
-    ``foo-1`` and ``foo-2``. Each pass gives the colliding runs their ids, so at least one more run is
-    labelled by id each time and the loop ends, at the latest when every label is an id.
+    Names repeat (two runs of one spec) and a name can equal another run's id: ``foo-2`` beside two
+    runs named ``foo``, whose ids are ``foo-1`` and ``foo-2``. Each pass gives the runs that share a
+    label their ids, so at least one more run is labelled by id each time and the loop ends, at the
+    latest when every label is an id.
     """
-    labels = [name if names.count(name) == 1 else run_id for name, run_id in zip(names, ids)]
+    labels = list(names)
     while len(set(labels)) < len(labels):
         labels = [run_id if labels.count(label) > 1 else label for label, run_id in zip(labels, ids)]
     return labels
