@@ -39,11 +39,14 @@ def test_choices_lie_in_the_space_and_checkpoints_continue_exactly(name, space):
     state = json.loads(json.dumps(to_plain(a.state_dict())))  # through the JSON a checkpoint holds
     b = make(name, space, 123)
     b.load_state_dict(from_plain(state))
+    bare = make(name, space, 7)  # a state of bare lists and numbers loads as the same arrays
+    bare.load_state_dict(json.loads(json.dumps(a.state_dict(), default=lambda value: value.tolist())))
     for k in range(20):
-        ca, cb = a.sample(), b.sample()
+        ca, cb, cc = a.sample(), b.sample(), bare.sample()
         assert np.array_equal(ca.value, cb.value) and ca.arm == cb.arm
-        a.update(ca, float(k))
-        b.update(cb, float(k))
+        assert np.array_equal(ca.value, cc.value) and ca.arm == cc.arm
+        for controller, choice in ((a, ca), (b, cb), (bare, cc)):
+            controller.update(choice, float(k))
 
 
 def test_fixed_uses_the_agent_default_or_a_given_point():

@@ -228,3 +228,13 @@ def test_a_bad_option_is_one_clear_spec_error(block, field):
     with pytest.raises(SpecError) as error:
         load_spec_text(GDI + block + "\n", get_registry())
     assert f"meta_controller.{field}" in str(error.value) and len(error.value.problems) == 1
+
+
+def test_top_k_breaks_wide_ties_by_the_smallest_random_keys():
+    """Many tied scores (a fresh grid of blocks): the k winners are the tied blocks of smallest random key."""
+    for seed in range(50):
+        scores = np.zeros(1000)
+        scores[:seed % 3] = 1.0  # none, one or two blocks above the tie
+        k = 3 + seed % 4
+        full = np.lexsort((np.random.default_rng(seed).random(1000), -scores))[:k]
+        assert top_k(scores, k, np.random.default_rng(seed)).tolist() == full.tolist()
