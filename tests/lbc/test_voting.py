@@ -95,10 +95,11 @@ def test_update_counts_the_chosen_arm_of_every_bandit_by_its_arm_or_else_its_poi
     controller.update(Choice(np.array([4.5, 0.3]), arm=np.ravel_multi_index((4, 1), (6, 4))), 2.0)
     controller.update(Choice(np.array([0.2, 0.9])), -5.0)  # no arm: the blocks of the point, (0, 3)
     controller.update(Choice(np.array([4.2, 0.4]), arm=0), 1.0)  # the arm decides, not the point
-    for bandits, expected in zip(controller.populations, [{4: 2.0, 0: -4.0}, {1: 2.0, 3: -5.0, 0: 1.0}]):
+    controller.update(Choice(np.array([5.5, 0.1]), arm=np.ravel_multi_index((2, 2), (6, 4))), 3.0)  # any arm
+    for bandits, expected in zip(controller.populations, [{4: 2.0, 0: -4.0, 2: 3.0}, {1: 2.0, 3: -5.0, 0: 1.0, 2: 3.0}]):
         for b in bandits:
             assert {k: float(s) for k, s in enumerate(b.S) if b.N[k]} == expected
-            assert b.N.sum() == 3
+            assert b.N.sum() == 4
 
 
 def test_state_round_trip_through_json_continues_the_same_choices():
