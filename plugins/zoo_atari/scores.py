@@ -152,7 +152,7 @@ def welch(a, b, alpha: float = 0.01) -> dict[str, float]:
             warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
             result = stats.ttest_ind(a, b, equal_var=False)
         t, p = float(result.statistic), float(result.pvalue)
-    winner = 0 if not p < alpha else (1 if t > 0 else -1)
+    winner = int(np.sign(t)) if p < alpha else 0
     return {"t": t, "p": p, "winner": winner}
 
 

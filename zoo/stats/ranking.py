@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy import stats
 
@@ -43,12 +45,9 @@ def ease_ratios(samples: list) -> np.ndarray:
 
 def u_test_matrix(samples: list) -> np.ndarray:
     """p[i, j]: one-sided Mann-Whitney p-value that sample i tends to be greater than sample j (asymptotic)."""
-    k = len(samples)
-    p = np.full((k, k), np.nan)
-    for i in range(k):
-        for j in range(k):
-            if i != j:
-                p[i, j] = stats.mannwhitneyu(samples[i], samples[j], alternative="greater", method="asymptotic").pvalue
+    p = np.full((len(samples), len(samples)), np.nan)
+    for i, j in itertools.permutations(range(len(samples)), 2):
+        p[i, j] = stats.mannwhitneyu(samples[i], samples[j], alternative="greater", method="asymptotic").pvalue
     return p
 
 
