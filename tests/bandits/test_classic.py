@@ -229,13 +229,13 @@ def test_thompson_z_scores_returns_with_a_large_common_offset():
         assert loc[3] == pytest.approx(z / 2, rel=1e-6)  # n z / (1 / v + n) with n = 1, v = 1
 
 
-@pytest.mark.parametrize("returns", [[3.0, -1.0, 4.0, 1.5], [0.25, 0.5, 0.25, 0.75]], ids=["spread", "narrow"])
+@pytest.mark.parametrize("returns", [[3.0, -1.0, 4.0, 1.5], [0.25, 0.5, 0.25, 0.75], []], ids=["spread", "narrow", "fresh"])
 def test_thompson_reads_a_checkpoint_of_raw_sums_as_the_same_moments(returns):
     updated, restored = (Thompson(ThompsonParams(), PLANE, np.random.default_rng(0)) for _ in range(2))
     for x, g in zip((0.5, 1.5, 2.5, 0.5), returns):
         updated.update(Choice(np.array([x, 0.0])), g)
     state = updated.state_dict()
-    old = {**state, "moments": [4.0, sum(returns), sum(g * g for g in returns)]}
+    old = {**state, "moments": [float(len(returns)), sum(returns), sum(g * g for g in returns)]}
     del old["return_moments"]
     restored.load_state_dict(old)
     assert restored.return_moments == pytest.approx(updated.return_moments)

@@ -139,6 +139,13 @@ def test_log1p_grid_of_gdi_beta_is_dices_x_grid():
     assert (x.high, x.block) == (pytest.approx(DICE_X.high), pytest.approx(DICE_X.block))
 
 
+def test_log1p_blocks_of_a_range_above_0_are_equally_wide_in_x():
+    space = BehaviorSpace((Coordinate("beta", 1, 15, 2.0),), (1.0,))  # x from ln 2 to ln 16 = 4 ln 2, 7 blocks
+    (x,) = BanditCoordinates(space, ["beta"]).coordinates
+    assert (x.low, x.high, x.blocks) == (pytest.approx(math.log(2)), pytest.approx(4 * math.log(2)), 7)
+    assert x.block == pytest.approx(3 * math.log(2) / 7)
+
+
 def test_log1p_maps_proposals_back_to_beta_and_its_block():
     space = BehaviorSpace((Coordinate("beta", 0, 3, 1.0), Coordinate("eps", 0, 1, 0.5)), (1.0, 1.0))
     coordinates = BanditCoordinates(space, ["beta"])
