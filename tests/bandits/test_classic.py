@@ -229,7 +229,8 @@ def test_thompson_z_scores_returns_with_a_large_common_offset():
         assert loc[3] == pytest.approx(z / 2, rel=1e-6)  # n z / (1 / v + n) with n = 1, v = 1
 
 
-@pytest.mark.parametrize("returns", [[3.0, -1.0, 4.0, 1.5], [0.25, 0.5, 0.25, 0.75], []], ids=["spread", "narrow", "fresh"])
+@pytest.mark.parametrize("returns", [[3.0, -1.0, 4.0, 1.5], [0.25, 0.5, 0.25, 0.75], [0.1, 0.1, 0.1], []],
+                         ids=["spread", "narrow", "equal", "fresh"])
 def test_thompson_reads_a_checkpoint_of_raw_sums_as_the_same_moments(returns):
     updated, restored = (Thompson(ThompsonParams(), PLANE, np.random.default_rng(0)) for _ in range(2))
     for x, g in zip((0.5, 1.5, 2.5, 0.5), returns):
@@ -239,4 +240,5 @@ def test_thompson_reads_a_checkpoint_of_raw_sums_as_the_same_moments(returns):
     del old["return_moments"]
     restored.load_state_dict(old)
     assert restored.return_moments == pytest.approx(updated.return_moments)
+    assert restored.return_moments[2] >= 0.0  # equal returns' raw sums leave -3.5e-18 here
     assert restored.sample().arm == updated.sample().arm

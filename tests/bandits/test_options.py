@@ -101,6 +101,12 @@ def test_grid_points_fill_their_blocks_and_the_last_block_reaches_the_range_end(
     assert [grid.block_of(p) for p in points[:4]] == [5, 2, 5, 2]
 
 
+def test_the_last_block_reaches_the_range_end_with_an_even_block_count():
+    grid = Grid([Coordinate("x", 0, 1, 0.24)])  # blocks [0, .24) [.24, .48) [.48, .72) [.72, 1]
+    points = grid.points_in(np.full(2000, 3), np.random.default_rng(0))[:, 0]
+    assert grid.shape == (4,) and points.min() >= 0.72 and points.max() > 0.99
+
+
 # (b) tile coding
 
 def test_tiles_belong_to_the_tile_holding_their_centre():
@@ -109,6 +115,8 @@ def test_tiles_belong_to_the_tile_holding_their_centre():
     assert tiles.values(w).tolist() == [5.5, 6.0, 6.0, 11.5, 11.5, 12.0]
     square = Tiles((3, 3), [2], [[0.25, 0.0]])  # rows 0|12, columns 01|2
     assert square.values(np.array([1.0, 2.0, 3.0, 4.0])).tolist() == [1, 1, 2, 3, 3, 4, 3, 3, 4]
+    three_each = Tiles((5,), [2, 2], [[0.0], [0.5]])  # blocks 01|23|4, then 0|12|34: the second's weights from w[3]
+    assert three_each.values(np.array([1.0, 2.0, 3.0, 10.0, 20.0, 30.0])).tolist() == [5.5, 10.5, 11.0, 16.0, 16.5]
 
 
 def test_tile_update_adds_lr_times_the_error_to_the_containing_tile_of_each_tiling():
