@@ -3,6 +3,7 @@ grid, App. G's tile coding, bandits over x = log(1 + beta); known answers on tin
 exact checkpoints and spec errors (learning with them: test_learning.py).
 """
 
+import itertools
 import json
 import math
 
@@ -247,9 +248,8 @@ def test_a_bad_option_is_one_clear_spec_error(block, field):
 
 def test_top_k_breaks_wide_ties_by_the_smallest_random_keys():
     """Many tied scores (a fresh grid of blocks): the k winners are the tied blocks of smallest random key."""
-    for seed in range(50):
+    for seed, k in itertools.product(range(50), (3, 4, 5, 6, 100, 500)):  # a partition's tail shows unsorted from k ~ 100
         scores = np.zeros(1000)
         scores[:seed % 3] = 1.0  # none, one or two blocks above the tie
-        k = (3, 4, 5, 6, 100, 500)[seed % 6]  # a partition's unsorted tail shows only once k reaches about 100
         full = np.lexsort((np.random.default_rng(seed).random(1000), -scores))[:k]
         assert top_k(scores, k, np.random.default_rng(seed)).tolist() == full.tolist()
