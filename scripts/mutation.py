@@ -8,13 +8,14 @@ listed in ``scripts/mutation_equivalent.txt`` (changes that cannot alter any res
 reason), and those inside function annotations of modules that postpone them, which are skipped. Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh``
 starts a module over (needed after the module changes); ``--retest-survivors`` runs only the
 surviving mutants again, against the tests of the new commit (for tests added since, the module
-unchanged); ``--report`` prints the table of the sessions as they stand (mutants, outcomes, score,
+unchanged), and ``--retest-lines FILE:FIRST-LAST`` every mutant of those lines (for tests of that
+code edited rather than added); ``--report`` prints the table of the sessions as they stand (mutants, outcomes, score,
 CPU time of the runs) without running anything.
 
 Cosmic Ray edits the module on disk while it runs, so each sitting works in a snapshot of the last
 commit (the checkout is never changed): commit the module and its tests before running.
 
-    python scripts/mutation.py [MODULE ...] [--fresh | --retest-survivors] [--minutes M] [--list] [--report]
+    python scripts/mutation.py [MODULE ...] [--fresh | --retest-survivors] [--retest-lines F:A-B] [--minutes M] [--list] [--report]
     flock /tmp/zoo-heavy.lock .venv/bin/python scripts/mutation.py plugins/zoo_learner/targets.py
 """
 
@@ -34,6 +35,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,21 +185,44 @@ def snapshot(directory: Path) -> None:
         tar.extractall(directory, filter="data")
 
 
-def forget_survivors(session: Path, module: str, equivalent: dict) -> int:
-    """Drop the results of the session's surviving, unlisted mutants, so that its next sitting runs them
-    again against the current tests; the number dropped."""
+def forget_results(session: Path, module: str, again: Callable) -> int:
+    """Drop the results of the session's mutants for which again(mutation, result) holds, so that its
+    next sitting runs them again against the current tests; the number dropped."""
     from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import TestOutcome
 
     require_unchanged(session, module)
     with use_db(str(session), WorkDB.Mode.open) as db:
-        again = [item.job_id for item, result in db.completed_work_items
-                 if result.test_outcome == TestOutcome.SURVIVED
-                 and (Path(item.mutations[0].module_path).as_posix(), item.mutations[0].operator_name,
-                      item.mutations[0].occurrence) not in equivalent]
+        jobs = [item.job_id for item, result in db.completed_work_items if again(item.mutations[0], result)]
     with sqlite3.connect(session) as connection:
-        connection.executemany("DELETE FROM work_results WHERE job_id = ?", [(job,) for job in again])
-    return len(again)
+        connection.executemany("DELETE FROM work_results WHERE job_id = ?", [(job,) for job in jobs])
+    return len(jobs)
+
+
+def surviving(equivalent: dict) -> Callable:
+    """again() for the surviving mutants not listed as equivalent."""
+    from cosmic_ray.work_item import TestOutcome
+
+    return lambda mutation, result: (result.test_outcome == TestOutcome.SURVIVED and (
+        Path(mutation.module_path).as_posix(), mutation.operator_name, mutation.occurrence) not in equivalent)
+
+
+def within(ranges: list[tuple[str, int, int]]) -> Callable:
+    """again() for the mutants that start inside any (file, first line, last line) of `ranges`."""
+    return lambda mutation, result: any(Path(mutation.module_path).as_posix() == path and first <= mutation.start_pos[0] <= last
+                                        for path, first, last in ranges)
+
+
+def line_range(text: str) -> tuple[str, int, int]:
+    """FILE:FIRST-LAST (or FILE:LINE) as (file, first, last)."""
+    path, _, lines = text.rpartition(":")
+    first, _, last = lines.partition("-")
+    if not path or not first.isdigit() or not (last or first).isdigit() or int(first) > int(last or first):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected FILE:FIRST-LAST, e.g. plugins/zoo_bandits/base.py:31-45")
+    return path, int(first), int(last or first)
+
+
+def in_module(path: str, module: str) -> bool:
+    return path == module or path.startswith(module.rstrip("/") + "/")
 
 
 def require_unchanged(session: Path, module: str) -> None:
@@ -321,6 +346,9 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="start the modules' sessions over")
     parser.add_argument("--retest-survivors", action="store_true",
                         help="run the sessions' surviving mutants again, against the tests of the current commit")
+    parser.add_argument("--retest-lines", action="append", default=[], type=line_range, metavar="FILE:FIRST-LAST",
+                        help="run the sessions' mutants in these lines again, whatever their outcome (after tests of "
+                        "that code were edited, not only added); may be given more than once")
     parser.add_argument("--minutes", type=float, default=None,
                         help="stop each module's run after this long (its session keeps the results; run again to go on)")
     parser.add_argument("--list", action="store_true", help="list the modules and their tests, and stop")
@@ -336,6 +364,11 @@ def main() -> None:
     unknown = [module for module in args.modules if module not in MODULES]
     if unknown:
         parser.error(f"{unknown[0]}: not a module of this script; --list shows them")
+    if args.retest_lines and (args.fresh or args.report):
+        parser.error("--retest-lines goes on from a session: not with --fresh or --report")
+    outside = [path for path, _, _ in args.retest_lines if not any(in_module(path, m) for m in args.modules or MODULES)]
+    if outside:
+        parser.error(f"--retest-lines {outside[0]}: not in any module named; --list shows them")
     equivalent = equivalent_mutants()
     rows = []
     for module in args.modules or list(MODULES):
@@ -345,7 +378,11 @@ def main() -> None:
                 continue
         else:
             if args.retest_survivors and session_of(module).exists():
-                print(f"{module}: testing its {forget_survivors(session_of(module), module, equivalent)} survivors again")
+                print(f"{module}: testing its {forget_results(session_of(module), module, surviving(equivalent))} survivors again")
+            ranges = [r for r in args.retest_lines if in_module(r[0], module)]
+            if ranges and session_of(module).exists():
+                print(f"{module}: testing its {forget_results(session_of(module), module, within(ranges))} mutants in "
+                      f"{', '.join(f'{p}:{a}-{b}' for p, a, b in ranges)} again")
             session = run_module(module, args.fresh, args.minutes)
         counts = score(session, equivalent)
         counts["record"] = record_of(session)
