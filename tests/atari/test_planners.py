@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from zoo_atari.protocols import Protocol
 from zoo.errors import ZooError
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 class TreeGame:
@@ -357,6 +360,30 @@ def test_the_report_puts_the_planners_beside_the_learners(tmp_path):
     assert entry["paper_best_learner"] == list(max(paper.items(), key=lambda item: item[1]))
     text = (tmp_path / "out" / "report.md").read_text()
     assert "## Planning (ALE paper, Section 3.2)" in text and f"| Pong | {scores['bfs']:.1f} | {scores['uct']:.1f} |" in text
+
+
+@pytest.mark.parametrize("spec, search", [
+    ("ale-bfs.yaml", "agent.max_frames=90"),
+    ("ale-uct.yaml", "agent.simulations=2 agent.horizon_frames=20"),
+])
+def test_the_shipped_planner_specs_run_with_only_their_search_and_length_cut(tmp_path, spec, search):
+    """The paper's settings of examples/ale-{bfs,uct}.yaml as shipped; only the search, the episode cap and the
+    number of episodes are cut (the shipped ones cost CPU-hours per episode)."""
+    import yaml
+
+    from zoo.overrides import Overrides
+    from zoo.trials import RESOLVED_SPEC
+
+    cuts = Overrides((*search.split(), "env.protocol.max_episode_frames=60", "budget.episodes=1", "budget.eval_episodes=1"))
+    registry = get_registry()
+    folder = prepare_run(EXAMPLES / spec, registry, tmp_path / "runs", overrides=cuts)
+    assert execute_run(folder, registry, progress=False) == "finished"
+    resolved = yaml.safe_load((folder.path / RESOLVED_SPEC).read_text())
+    shipped = yaml.safe_load((EXAMPLES / spec).read_text())
+    assert (resolved["env"]["game"], shipped["env"]["game"]) == ("space_invaders", "SpaceInvaders")  # normalised
+    assert resolved["env"]["protocol"]["frame_skip"] == 5 and resolved["agent"]["gamma"] == shipped["agent"]["gamma"]
+    returns = json.loads((folder.trial_dir(0) / "result.json").read_text())["eval_returns"]
+    assert len(returns) == 1 and returns[0] >= 0  # Space Invaders scores no negative points
 
 
 def test_a_planner_refuses_an_env_without_an_emulator_to_clone(tmp_path):
