@@ -5,12 +5,14 @@ time (``+`` to ``-``, ``<`` to ``<=``, a constant to another, a statement remove
 tests that cover the module against each change; a mutant is killed when the tests fail. The
 score of a module is killed / (killed + surviving). Equivalent mutants count as neither: those
 listed in ``scripts/mutation_equivalent.txt`` (changes that cannot alter any result, each with its
-reason), and those inside function annotations of modules that postpone them, which are skipped. Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh``
-starts a module over (needed after the module changes); ``--retest-survivors`` runs only the
-surviving mutants again, against the tests of the new commit (for tests added since, the module
-unchanged), and ``--retest-lines FILE:FIRST-LAST`` every mutant of those lines (for tests of that
-code edited rather than added); ``--report`` prints the table of the sessions as they stand (mutants, outcomes, score,
-CPU time of the runs) without running anything.
+reason), and those inside function annotations of modules that postpone them, which are skipped.
+
+Sessions live in ``.mutation/`` and resume where they stopped; ``--fresh`` starts a module over
+(needed after the module changes); ``--retest-survivors`` runs only the surviving mutants again,
+against the tests of the new commit (for tests added since, the module unchanged), and
+``--retest-lines FILE:FIRST-LAST`` every mutant of those lines (for tests of that code edited
+rather than added); ``--report`` prints the table of the sessions as they stand (mutants,
+outcomes, score, CPU time of the runs) without running anything.
 
 Cosmic Ray edits the module on disk while it runs, so each sitting works in a snapshot of the last
 commit (the checkout is never changed): commit the module and its tests before running.
@@ -216,12 +218,14 @@ def line_range(text: str) -> tuple[str, int, int]:
     """FILE:FIRST-LAST (or FILE:LINE) as (file, first, last)."""
     path, _, lines = text.rpartition(":")
     first, _, last = lines.partition("-")
-    if not path or not first.isdigit() or not (last or first).isdigit() or int(first) > int(last or first):
+    last = last or first
+    if not path or not (first.isdigit() and last.isdigit()) or int(first) > int(last):
         raise argparse.ArgumentTypeError(f"{text!r}: expected FILE:FIRST-LAST, e.g. plugins/zoo_bandits/base.py:31-45")
-    return path, int(first), int(last or first)
+    return path, int(first), int(last)
 
 
 def in_module(path: str, module: str) -> bool:
+    """Whether the file `path` is the module or lies inside it (a package folder)."""
     return path == module or path.startswith(module.rstrip("/") + "/")
 
 
