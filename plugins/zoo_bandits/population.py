@@ -169,6 +169,8 @@ class BanditPopulation:
         for ensemble, group in zip(self.ensembles, self.groups):
             ensemble.update(x[group], float(episode_return))
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def state_dict(self) -> dict[str, Any]:
         return {"bandits": [e.state_dict() for e in self.ensembles], "rng": self.rng.bit_generator.state}
 

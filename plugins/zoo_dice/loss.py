@@ -32,6 +32,9 @@ def tau_scaled_log_prob(adv: torch.Tensor, beta: torch.Tensor, action: torch.Ten
 
     adv (..., A), beta = 1/tau broadcasting against adv[..., 0], action (..., 1).
     """
+    # tau log pi_tau(a) = A(a) - tau logsumexp_b(A(b) / tau); its gradient is grad A(a) minus the
+    # pi_tau-weighted mean of grad A(b). Writing A(a) - sum_b sg(pi_tau(b)) A(b) keeps that gradient
+    # and drops the tau logsumexp, which is infinite at tau = inf (beta = 0, the uniform policy).
     pi = boltzmann_log_probs(adv, beta).exp().detach()
     return adv.gather(-1, action).squeeze(-1) - (pi * adv).sum(-1)
 
@@ -86,6 +89,8 @@ class DiCELoss:
             expected_q=None if self.retrace_variant == "literal" else (pi * q).sum(-1))
 
         # Table 5 lists no entropy regularization; the entropy ablation (Section 4.3) adds H(pi_tau).
+        # H(pi_tau) = -sum_b pi log pi; the floor on log pi keeps 0 * log 0 at 0 for the actions a
+        # near-greedy pi_tau gives probability 0 (0 * -inf would be NaN).
         entropy = masked_mean(-(log_pi.exp() * log_pi.clamp_min(-1e4)).sum(-1)[:-1], rows.mask)
         xi, alpha, beta_pi = self.scales
         total = xi * terms.v + alpha * terms.q + beta_pi * terms.pi - self.entropy * entropy + auxiliary

@@ -66,6 +66,8 @@ class LinearDQNAgent(Agent):
         self._train(lambda: self._episodes < goal)
 
     def _train(self, owing) -> None:
+        # The lockstep loop: every trial still owing steps (or episodes) starts an episode if it has
+        # none in progress, then all of them move once; trials that are done drop out of `rows`.
         rows = np.flatnonzero(owing())
         while len(rows):
             self._begin(rows[~self.playing[rows]])
@@ -100,6 +102,10 @@ class LinearDQNAgent(Agent):
             ended[i] = done[i] or truncated
             observations.append(obs)
             self.actions[t].append(int(action))
+        # Transitions are stored in the factored form the features need, not as observations: the
+        # last-move key, the piece type in the moved cell (action = cell * BUCKETS + bucket), the
+        # bucket, and the next state's key and cell types (for max_a Q_target). Algorithm 1 then
+        # does one replay update per move, before the target refresh that move may trigger.
         next_types, next_last = self.features.keys(np.stack(observations))
         self.replay.add(rows, last=last, kind=types[np.arange(len(rows)), actions // BUCKETS], bucket=actions % BUCKETS,
                         reward=rewards, done=done, next_last=next_last, next_types=next_types)
@@ -114,6 +120,10 @@ class LinearDQNAgent(Agent):
 
     def _act(self, rows: np.ndarray, types: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Epsilon-greedy actions; greedy ties go to the lowest action index (as argmax does)."""
+        # Each trial draws from its own generator, in the same order whether or not other trials share
+        # the batch, so its run does not depend on its neighbours. Greedy moves need Q, computed
+        # only for the trials that do not explore; with `mask_actions` both the random and the
+        # greedy move are limited to occupied cells (all cells when the board is empty).
         p = self.params
         epsilon = p.epsilon(self._steps[rows])
         valid = np.repeat(types != self.empty, BUCKETS, axis=1) if p.mask_actions else None
@@ -140,6 +150,10 @@ class LinearDQNAgent(Agent):
         p = self.params
         picks = np.stack([self.rngs[t].choice(self.replay.size[t], p.batch_size, replace=False) for t in rows])
         batch = self.replay.gather(rows, picks)
+        # Algorithm 1's update: y_j = r_j + gamma max_a' Q(s'_j, a'; theta_target), with no bootstrap
+        # after a terminal move, and the loss (1/B) sum_j (y_j - Q(s_j, a_j))^2. Its derivative in
+        # Q_j is 2 (Q_j - y_j) / B; the Huber option's is clip(Q_j - y_j, -1, 1) / B (SmoothL1 with
+        # beta 1). `LinearQ.step` turns dL/dQ into dL/dtheta and takes the Adam step.
         q, idx = self.q.q_taken(rows, batch["last"], batch["kind"], batch["bucket"])
         future = self.q.target_max(rows, batch["next_last"], batch["next_types"], occupied_only=p.mask_actions)
         y = batch["reward"] + np.where(batch["done"], 0.0, p.gamma * future)
@@ -163,7 +177,7 @@ class LinearDQNAgent(Agent):
         if self.params.target_unit == "episodes":
             self._refresh(rows[self._episodes[rows] % self.params.target_period == 0])
 
-    # -- checkpoints --------------------------------------------------------------------------
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
 
     def save(self, directory: Path) -> None:
         counters = {"steps": self._steps, "episodes": self._episodes, "boards": self.boards, "fresh": self.fresh}

@@ -26,6 +26,10 @@ class LinearQ:
 
     def q_actions(self, rows: np.ndarray, types: np.ndarray, last: np.ndarray) -> np.ndarray:
         """(len(rows), 144) Q-values of every action of each trial's state."""
+        # phi(s, a) is Boolean, so Q(s, a) = theta . phi(s, a) is the sum of the weights at its
+        # ones. The table lists those indices per (last-move key, piece type,
+        # bucket): indexing it with each cell's piece type gives every action's (cell, bucket) list,
+        # and the gather-and-sum gives all 144 Q-values in one take, without building phi.
         idx = self.table[last[:, None], types]  # (n, 36, 4, 18)
         return self._gather(self.theta, rows, idx).reshape(len(rows), -1, idx.shape[-1]).sum(-1)
 
@@ -52,6 +56,10 @@ class LinearQ:
 
     def target_max(self, rows: np.ndarray, last: np.ndarray, types: np.ndarray, occupied_only: bool) -> np.ndarray:
         """max over actions of Q_target at next states given as (last (n, B), cell types (n, B, 36))."""
+        # An action's features depend only on the last-move key and the piece type of its cell, so
+        # max_a Q_target(s', a) = max over cells of the tabulated max over buckets for (last, that cell's
+        # type): a lookup per cell instead of 144 dot products per transition. With `occupied_only`
+        # empty cells are left out, unless the board is empty (then every cell counts, as in `_act`).
         best = self._target_max[rows[:, None, None], last[..., None], types]  # (n, B, 36)
         if occupied_only:
             empty = types == self.table.shape[1] - 1
@@ -60,21 +68,34 @@ class LinearQ:
 
     def step(self, rows: np.ndarray, idx: np.ndarray, dq: np.ndarray) -> None:
         """One Adam step of each trial in `rows` along sum_j dq[j] * phi_j (the loss gradient), as torch.optim.Adam."""
+        # The gradient. Q_j = sum of theta at the indices idx[j], so dL/dtheta_i = sum_j dq_j * (the
+        # number of times i appears in idx[j]): a scatter-add of each dq_j onto its 18 indices, done by
+        # one bincount over indices offset per trial row. The padding column holds no feature and
+        # stays 0.
         n, width = len(rows), self.width
         flat = (np.arange(n)[:, None, None] * width + idx).ravel()
         grad = np.bincount(flat, weights=np.repeat(dq.ravel(), idx.shape[-1]), minlength=n * width).reshape(n, width)
         grad[:, -1] = 0.0
         b1, b2 = self.betas
+        # When every trial steps (the common case) the moments are updated in place on the whole
+        # arrays; otherwise on copies of the stepping rows, written back at the end. Each trial keeps
+        # its own step count k, since trials start updating at different moves.
         whole = n == len(self.theta) and (rows == np.arange(n)).all()
         select = slice(None) if whole else rows
         self.updates[select] += 1
         k = self.updates[select][:, None]
         m, v = (self.m, self.v) if whole else (self.m[rows], self.v[rows])
+        # Adam (Kingma and Ba 2015, Algorithm 1), in place to avoid temporaries:
+        # m_k = b1 m_{k-1} + (1 - b1) g (first moment), v_k = b2 v_{k-1} + (1 - b2) g^2 (second
+        # moment; `grad` is squared in its own buffer, it is not needed after this).
         m *= b1
         m += (1 - b1) * grad
         v *= b2
         grad *= grad
         v += (1 - b2) * grad
+        # theta -= lr * m_hat / (sqrt(v_hat) + eps) with the bias corrections m_hat = m / (1 - b1^k) and
+        # v_hat = v / (1 - b2^k), computed in the order torch.optim.Adam computes them: sqrt(v) /
+        # sqrt(1 - b2^k), then + eps, and lr / (1 - b1^k) as one step size.
         denom = np.sqrt(v)
         denom /= np.sqrt(1 - b2 ** k)
         denom += self.eps
@@ -85,6 +106,8 @@ class LinearQ:
         else:
             self.m[rows], self.v[rows] = m, v
             self.theta[rows] -= change
+
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
 
     def state(self) -> dict[str, np.ndarray]:
         return {"theta": self.theta, "target": self.target, "m": self.m, "v": self.v, "updates": self.updates,

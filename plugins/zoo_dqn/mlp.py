@@ -175,6 +175,8 @@ class MLPDQNAgent(Agent):
         loss.backward()
         self.optimizer.step()
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def save(self, directory: Path) -> None:
         tensors = {f"net.{k}": v.numpy() for k, v in self.net.state_dict().items()}
         tensors |= {f"target.{k}": v.numpy() for k, v in self.target.state_dict().items()}

@@ -81,6 +81,8 @@ class GDILoss:
             v, q = value[..., i], dueling_q(adv[..., i, :], value[..., i], pi)
             own_log_pi = log_pi if heads == 1 else self.policy(adv, batch["behavior"], detach_head=1 - i)
             score = rows.taken(own_log_pi).clamp_min(-1e3)  # finite where a greedy mixture gives an action 0
+            # E_pi Q: None selects the Retrace printed in Appendix B.1 (sampled next action), else the
+            # textbook form bootstraps from sum_a pi(a) Q(a) at the next state.
             expected_q = None if self.retrace_form == "paper" else (pi * q).sum(-1)
             terms = actor_critic_terms(v, rows.taken(q), score, self.shapings[i](rows.reward), discounts, ratios,
                                        rows.mask, expected_q)

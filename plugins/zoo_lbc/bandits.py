@@ -116,6 +116,8 @@ class VotingPopulation:
                 bandits[int(self.rng.integers(len(bandits)))] = self._new_bandit(self.shape[k])
             self.replacements += 1
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def state_dict(self) -> dict[str, Any]:
         return {"bandits": [[{"c": b.c, "N": b.N.copy(), "S": b.S.copy()} for b in bandits] for bandits in self.populations],
                 "updates": self.updates, "replacements": self.replacements, "rng": self.rng.bit_generator.state}

@@ -42,6 +42,8 @@ class LBCLoss:
 
     def components(self, adv: torch.Tensor) -> torch.Tensor:
         """Advantages (..., N, A) of the mixture's members; one network is repeated N times (reduce_H)."""
+        # Under reduce_H (Table 12) the behavior still mixes N components, with psi's 2N coordinates,
+        # but only one network is trained: its advantages stand in for all N.
         return adv if adv.shape[-2] == self.members else adv[..., :1, :].expand(*adv.shape[:-2], self.members, adv.shape[-1])
 
     def behavior_policy(self, adv: torch.Tensor, value: torch.Tensor, behavior: torch.Tensor) -> torch.Tensor:
@@ -66,6 +68,8 @@ class LBCLoss:
             pi = log_pi.exp().detach()
             log_pi_taken = rows.taken(log_pi)
             ratios = clipped_ratios(log_pi_taken, rows, self.rho_bar, self.c_bar)
+            # Q_i is centred under pi_i (dueling_q), so E_pi_i Q_i = V_i exactly: the textbook Retrace's
+            # next-state expectation is V_i itself, passed as `expected_q`.
             terms = actor_critic_terms(v, rows.taken(dueling_q(a, v, pi)), log_pi_taken, shape(rows.reward),
                                        rows.discounts(gamma), ratios, rows.mask, expected_q=v)
             total = total + xi * terms.v + alpha * terms.q + beta * terms.pi

@@ -101,6 +101,14 @@ class VectorActor:
             return self._run(vector_steps)
 
     def _run(self, vector_steps: int) -> tuple[int, list[Episode]]:
+        # One iteration is one vector step (GDI Algorithm 2's ACTOR for every env slot at once): the
+        # acting network's (A, V) and the behavior policy at each slot's behavior give mu, an action
+        # is sampled from it, and the row (observation, action, mu, recurrent state before the step)
+        # is written. A slot whose buffer is full, or whose episode ended on the previous step, emits
+        # its sequence, the row just written being its bootstrap row; an ended episode also reports
+        # its return to the meta-controller and starts the next one from a zero state. With
+        # NEXT_STEP autoreset the env spends the step after an episode's end on the reset (the
+        # action is ignored), so `live` keeps that step's reward out of the books.
         envs = np.arange(self.num_envs)
         transitions, finished = 0, []
         behavior = self.behavior()
@@ -139,6 +147,8 @@ class VectorActor:
         self.returns[i], self.lengths[i] = 0.0, 0
         self.writer.restart(i)
         return episode
+
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
 
     def state_dict(self) -> dict[str, np.ndarray]:
         """Arrays only (for an .npz): the envs' seed and actions, the episodes in progress, the recurrent

@@ -164,6 +164,8 @@ class SubstrateAgent(Agent):
             env.close()
         return returns
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def save(self, directory: Path) -> None:
         system = self.system
         torch.save(system.learner.state_dict(), directory / "learner.pt")

@@ -24,6 +24,9 @@ class ParameterServer:
         self.params = {k: v.detach().clone() for k, v in params.items()}
 
     def push(self, params: dict[str, torch.Tensor]) -> None:
+        # Cloned, not referenced: the optimizer updates the learner's tensors in place, and the actors
+        # must keep acting with the version they pulled until their next pull (GDI Algorithm 2's
+        # d_pull); that lag is what the stored mu and the V-trace/Retrace corrections account for.
         self.params = {k: v.detach().clone() for k, v in params.items()}
         self.version += 1
 
@@ -55,6 +58,10 @@ class Learner:
 
     def schedule(self, update: int) -> tuple[float, float]:
         """(learning rate, weight decay) at `update`: linear warm-up, then linear decay to 0 at the planned end."""
+        # Linear warm-up from lr / warmup to lr over the first `warmup` updates, then (with `decay`) a
+        # linear fall to 0 at the planned last update; AdamW's decoupled weight decay (Loshchilov and
+        # Hutter 2019) falls with it from the first update, as the papers' tables ask (GDI Table 6,
+        # DiCE Table 5, LBC Table 3).
         lr, wd = self.params.lr, self.params.weight_decay
         if update < self.warmup:
             lr *= (update + 1) / self.warmup
@@ -69,6 +76,9 @@ class Learner:
         lr, wd = self.schedule(self.updates)
         for group in self.optimizer.param_groups:
             group["lr"], group["weight_decay"] = lr, wd
+        # One step of the learner loop of GDI's Algorithm 2: the agent's loss on a time-major batch,
+        # gradients rescaled to a global L2 norm of at most clip_norm, an AdamW step, and every
+        # `push_every` updates (d_push) a copy of the weights for the actors.
         loss, metrics = self.loss_fn(self.net, time_major(batch))
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -78,6 +88,8 @@ class Learner:
         if self.updates % self.push_every == 0:
             self.server.push(self.net.state_dict())
         return {**metrics, "loss": loss.item(), "lr": lr, "grad_norm": float(norm)}
+
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
 
     def state_dict(self) -> dict[str, Any]:
         return {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(), "updates": self.updates}

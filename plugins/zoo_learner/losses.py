@@ -29,6 +29,8 @@ from .targets import pg_advantage, retrace, retrace_expected, vtrace
 
 def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Mean of `x` over the entries where `mask` is 1 (0 when there are none)."""
+    # The denominator counts trained rows only, so padding neither dilutes the loss nor changes its
+    # scale with how early episodes ended; the clamp makes an all-padding batch give 0, not 0/0.
     return (x * mask).sum() / mask.sum().clamp_min(1.0)
 
 
@@ -48,6 +50,9 @@ class Rows:
 
     @classmethod
     def after_burn_in(cls, batch: dict[str, torch.Tensor], burn_in: int) -> Rows:
+        # Burn-in rows only warm up the recurrent state (R2D2's burn-in); the targets start after them.
+        # The last row is the bootstrap row: it has an observation and a value but no reward or
+        # termination of its own, hence [:-1] on those two.
         rows = slice(burn_in, None)
         return cls(action=batch["action"][rows].unsqueeze(-1), train=batch["train"][rows].float(),
                    mu=batch["mu"][rows], reward=batch["reward"][rows][:-1], done=batch["done"][rows][:-1])
@@ -89,6 +94,11 @@ class Ratios:
 def clipped_ratios(log_pi_taken: torch.Tensor, rows: Rows, rho_bar: float, c_bar: float) -> Ratios:
     """Ratios of the learner's policy (log-probabilities of the taken actions, treated as constants)
     to the stored behavior; rho = min(rho_bar, ratio), c = min(c_bar, ratio)."""
+    # pi/mu in log space: the learner's log pi comes from log-softmaxes (exact for tiny probabilities)
+    # while mu is stored as probabilities, floored so that log 0 on padding rows stays finite. The
+    # ratio is a constant of the loss (detached): V-trace and Retrace use it as a weight, not as a
+    # function of the weights. Multiplying by `train` zeroes rho and c on padding, which makes the
+    # targets there equal the current estimates (see zoo_learner.targets).
     log_mu = torch.log(rows.taken(rows.mu).clamp_min(1e-30))
     ratio = torch.exp(log_pi_taken.detach() - log_mu)
     return Ratios(ratio, ratio.clamp(max=rho_bar) * rows.train, ratio.clamp(max=c_bar) * rows.train, rho_bar)
@@ -96,6 +106,9 @@ def clipped_ratios(log_pi_taken: torch.Tensor, rows: Rows, rho_bar: float, c_bar
 
 def dueling_q(adv: torch.Tensor, value: torch.Tensor, pi: torch.Tensor) -> torch.Tensor:
     """Q(s, a) = A(s, a) - sum_b pi(b|s) A(s, b) + V(s), so that E_pi Q = V (pi is treated as a constant)."""
+    # The dueling decomposition centred under the evaluated policy (GDI Eq. 9 and 11, LBC Appendix
+    # B.3) rather than under the uniform mean of Wang et al. 2016: V and Q then describe the same
+    # policy, so V-trace's V and Retrace's E_pi Q agree by construction.
     return adv - (pi.detach() * adv).sum(-1, keepdim=True) + value.unsqueeze(-1)
 
 
@@ -125,6 +138,10 @@ def actor_critic_terms(value: torch.Tensor, q_taken: torch.Tensor, score: torch.
 
         L_V = 0.5 (vs_t - V_t)^2,  L_Q = 0.5 (qs_t - Q_t(a_t))^2,  L_pi = -rho_t (r_t + g_t vs_{t+1} - V_t) score_t
     """
+    # Semi-gradient targets: every target is computed from detached estimates, so the V loss moves
+    # only V toward vs, the Q loss only Q(a) toward qs, and the policy term only the policy (through
+    # `score`). V-trace uses the T trained rows' ratios; Retrace reads c at t + 1, so it takes all
+    # T + 1 (the bootstrap row is never trained, so its c is 0 and Retrace bootstraps from its Q).
     fixed_v = value.detach()
     vs = vtrace(fixed_v, rewards, discounts, ratios.rho[:-1], ratios.c[:-1])
     if expected_q is None:
@@ -170,6 +187,9 @@ class AuxiliaryTasks:
         """(adv, value) of ``net.unroll``, the weighted auxiliary loss (0 when off) and its diagnostics."""
         if not self.on:
             return net.unroll(batch["obs"], batch["state"], batch["valid"], burn_in), 0.0, {}
+        # The dynamics models read the torso's embeddings of rows t and t + 1 and the action between
+        # them; the mask of trained rows t is exactly the set of pairs that are real transitions
+        # (class docstring), so padding and episode boundaries never enter these losses.
         heads, embeddings = net.unroll_embedded(batch["obs"], batch["state"], batch["valid"], burn_in)
         rows = Rows.after_burn_in(batch, burn_in)
         mask, action = rows.mask, rows.action[:-1, ..., 0]

@@ -47,10 +47,14 @@ class _Residual(nn.Module):
         self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
 
     def forward(self, x):
+        # IMPALA's residual block (Espeholt et al. 2018, Fig. 3): ReLU before each convolution, the
+        # identity added after the second, so the block starts near the identity.
         return x + self.conv2(torch.relu(self.conv1(torch.relu(x))))
 
 
 def _impala(in_channels: int, channels: Sequence[int], blocks: int) -> nn.Sequential:
+    # IMPALA's "deep" torso (Espeholt et al. 2018, Fig. 3): per stage a 3x3 convolution, a 3x3 max-pool
+    # of stride 2 (halving height and width) and `blocks` residual blocks; a final ReLU, flattened.
     layers: list[nn.Module] = []
     for out in channels:
         layers += [nn.Conv2d(in_channels, out, 3, padding=1), nn.MaxPool2d(3, stride=2, padding=1)]
@@ -71,6 +75,8 @@ def make_torso(params: NetworkParams, obs_shape: tuple[int, ...]) -> tuple[nn.Mo
         return Torso(*_mlp([obs_shape[0], *params.hidden])), params.hidden[-1]
     if len(obs_shape) != 3:
         raise ValueError(f"the {params.torso} torso takes (channels, height, width) observations; got {obs_shape}")
+    # MinAtar's one 16-channel 3x3 convolution (Young and Tian 2019); the Nature DQN torso (Mnih et al.
+    # 2015: 32 8x8/4, 64 4x4/2, 64 3x3/1). A zero observation sizes the flattened output.
     if params.torso == "minatar":
         conv = nn.Sequential(nn.Conv2d(obs_shape[0], 16, 3), nn.ReLU(), nn.Flatten())
     elif params.torso == "nature":
@@ -145,6 +151,8 @@ class DuelingRecurrentNet(nn.Module):
     def _make_adv_head(self, params: NetworkParams, inputs: int) -> nn.Module:
         return _head(inputs, params.head_hidden, self.heads * self.actions)
 
+    # The recurrent state is h and c side by side in one flat vector, so that actors can store it in
+    # each sequence's row as a plain array and replay hands it back to `unroll` unchanged.
     @property
     def state_size(self) -> int:
         return 2 * self.hidden
@@ -178,6 +186,11 @@ class DuelingRecurrentNet(nn.Module):
 
     def unroll_embedded(self, obs: torch.Tensor, state: torch.Tensor, valid: torch.Tensor, burn_in: int):
         """(`unroll`'s heads, (the torso's embeddings of rows burn_in.., (L - burn_in, B, E)),)."""
+        # The torso is feedforward, so it runs on all L * B rows as one batch; only the LSTM needs the
+        # time loop. Burn-in (R2D2, Kapturowski et al. 2019) runs the core from the stored state without
+        # gradient, so the trained rows start from a state the current weights produced rather than
+        # the stale one the actor stored. `valid` is 0 on left padding: there the state is kept, so
+        # the stored state (the episode's initial one) reaches the first real row unchanged.
         length, batch = obs.shape[:2]
         z, extra = self._embed(obs.flatten(0, 1))
         z = z.unflatten(0, (length, batch))
@@ -260,6 +273,9 @@ class CellsRecurrentNet(DuelingRecurrentNet):
         return self.torso(scale_obs(obs))
 
     def _heads(self, z: torch.Tensor, cells: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        # Each cell's `per_cell` advantages come from one head shared across cells, fed the cell's own
+        # embedding beside the core's summary; the result is reordered to (..., heads, cells * per_cell)
+        # so that action index = cell * per_cell + k, as the env numbers its actions.
         both = torch.cat([cells, z.unsqueeze(-2).expand(*cells.shape[:-1], z.shape[-1])], dim=-1)
         adv = self.adv_head(both).unflatten(-1, (self.heads, self.per_cell))  # (..., cells, heads, per_cell)
         return adv.transpose(-3, -2).flatten(-2), self.value_head(z)

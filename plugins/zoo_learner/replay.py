@@ -54,6 +54,8 @@ class SequenceReplay:
         self._uses = deque(self._uses[i] for i in keep)
         return out
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def state_dict(self) -> dict[str, Any]:
         """Numpy arrays only (for an .npz): every field stacked, plus the uses left and counters."""
         state: dict[str, Any] = {"uses": np.array(self._uses, np.int64),

@@ -159,6 +159,8 @@ class SarsaAgent(Agent):
             env.close()
         return returns
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def save(self, directory: Path) -> None:
         directory = Path(directory)
         theta = self.learner.weights()

@@ -124,6 +124,8 @@ class SB3Agent(Agent):
         self.model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=self._callback, progress_bar=False)
         self.model.logger.dump(self.model.num_timesteps)  # what the last update recorded
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def save(self, directory: Path) -> None:
         import torch
 
@@ -222,6 +224,8 @@ class SB3Agent(Agent):
             model._last_lstm_states = RNNStates(tuple(lstm["pi"]), tuple(lstm["vf"]))
         model.ep_info_buffer = deque(rollout["ep_info_buffer"], maxlen=model._stats_window_size)
         model.ep_success_buffer = deque(rollout["ep_success_buffer"], maxlen=model._stats_window_size)
+
+    # --- end of resume plumbing: evaluation and closing below ---
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
         """Deterministic returns of `episodes` episodes, seen through the training env's stacking and normalisation."""

@@ -79,6 +79,8 @@ class PlannerAgent(Agent):
                            f"{len(self.returns)} played; set budget.eval_episodes <= the episodes played")
         return self.returns[len(self.returns) - episodes:]
 
+    # --- resume plumbing: checkpoint state below; the algorithm is above ---
+
     def save(self, directory: Path) -> None:
         self.save_state(directory, "planner.json", rng=self.rng, resets=self.resets.count, returns=self.returns)
 
