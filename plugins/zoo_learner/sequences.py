@@ -56,6 +56,10 @@ class SequenceWriter:
 
     def emit(self, env: int, behavior: np.ndarray, arm: int) -> dict[str, np.ndarray]:
         """The env's current sequence (its last written row is the bootstrap row), padded to full length."""
+        # Rows before `valid_from` precede the episode's first step (left padding) and rows from `pos`
+        # on were never written (right padding, the episode ended early); both are zeroed. Trained rows
+        # are those after burn-in except the last written, which is the bootstrap row. The stored state
+        # is the one the actor fed in at the first valid row: the learner's unroll starts from it.
         pos, start = int(self.pos[env]), int(self.valid_from[env])
         rows = np.arange(self.rows)
         valid = (rows >= start) & (rows < pos)
@@ -73,6 +77,9 @@ class SequenceWriter:
 
     def roll(self, env: int) -> None:
         """After a full sequence: keep its last burn_in + 1 rows as the next one's burn-in and first row."""
+        # The last burn_in rows become the next sequence's burn-in and the bootstrap row becomes its first
+        # trained row, so consecutive sequences overlap by burn_in + 1 rows and every step is trained
+        # exactly once. Left padding moves back by `length` rows with the rest.
         keep = self.burn_in + 1
         for buffer in (self.obs, self.action, self.reward, self.done, self.mu, self.state):
             buffer[env, :keep] = buffer[env, self.rows - keep:].copy()
