@@ -1,4 +1,4 @@
-"""UCT (Kocsis & Szepesvari 2006) as the ALE paper ran it (Bellemare et al. 2013, Section 3.2.2, Appendix B).
+"""UCT (Kocsis & Szepesvari 2006) as the ALE paper ran it (Bellemare et al. 2013, Section 3.2.1, Appendix B).
 
 Each simulation starts at the root, descends by UCB1 (an untried child first, chosen uniformly
 among the untried; else the child maximising mean return + C * sqrt(ln n(parent) / n(child))),
