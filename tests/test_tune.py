@@ -6,12 +6,12 @@ import json
 
 import pytest
 import yaml
+from zoo_tune.tune import load_tuning, objective, tune
 
 from zoo.cli import main
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.store import RunFolder, RunIndex
-from zoo.tune import load_tuning, objective, tune
 
 SPEC = """\
 env: {type: gym, id: CartPole-v1}

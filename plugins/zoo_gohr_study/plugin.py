@@ -62,9 +62,10 @@ def study(
     address: str | None = address_option(),
 ) -> None:
     """Train every run of a study (overrides apply to each), then write the report of all of them."""
+    from zoo_report.report import open_runs, report
+
     from zoo.overrides import Overrides
     from zoo.registry import get_registry
-    from zoo.report import open_runs, report
     from zoo.store import default_runs_dir
 
     from .study import run_study

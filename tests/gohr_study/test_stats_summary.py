@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from zoo.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
+from zoo_report.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
 
 
 def test_too_few_to_test_refuses_below_three_trials_on_either_side():
