@@ -86,15 +86,19 @@ class Registry:
         blocked = _names(os.environ.get("ZOO_DISABLE_PLUGINS"))
         points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not _builtin(e), e.name))
         _report_unknown_names(only, blocked, [ep.name for ep in points])
+        loaded = []
         for ep in points:
             if ep.name in self.plugins or (only is not None and ep.name not in only) or ep.name in (blocked or ()):
                 continue
-            dist = ep.dist
             try:
-                module = ep.load()
+                loaded.append((ep, ep.load()))
             except Exception as exc:  # a broken plugin must not break the others
                 self._fail(ep.name, f"failed to import {ep.value}{_where(exc)}: {type(exc).__name__}: {exc}", exc)
-                continue
+        # among the third-party plugins, those that declare kinds come first, so that their hooks are known
+        # (and linted as such) when the others register
+        loaded.sort(key=lambda pair: (not _builtin(pair[0]), not hasattr(pair[1], "register_kinds")))
+        for ep, module in loaded:
+            dist = ep.dist
             self.add(ep.name, module, version=dist.version if dist else "", distribution=dist.name if dist else "",
                      builtin=_builtin(ep))
 
