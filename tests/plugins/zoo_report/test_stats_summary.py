@@ -1,4 +1,4 @@
-"""zoo.stats' intervals and rank tests: known answers, both sides of each test, and the defaults they document."""
+"""zoo_report.stats' intervals and rank tests: known answers, both sides of each test, and the defaults they document."""
 
 from __future__ import annotations
 
