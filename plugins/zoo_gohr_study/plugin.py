@@ -1,5 +1,8 @@
 """The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` and ``zoo leaderboard``
-commands, and the random legal-move player that leaderboards start from."""
+commands, and the random legal-move player that leaderboards start from.
+
+The reporter, studies and leaderboards build on the ``report`` plugin (``zoo_report.report``, ``zoo_report.stats``).
+"""
 
 from __future__ import annotations
 
