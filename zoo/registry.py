@@ -115,18 +115,20 @@ class Registry:
             self._fail(name, f"is not a valid plugin: {type(exc).__name__}: {exc}", exc)
             return False
         try:
-            declared = self._collect(plugin, {"kind": KINDS["kind"]})
-            for kind in declared.get("kind", []):
-                self._add_entry(name, "kind", kind)
-            collected = self._collect(plugin, {k: v for k, v in self.kinds.items() if k != "kind"})
+            declared = self._collect(plugin, {"kind": KINDS["kind"]}).get("kind", [])
+            own = {kind.name: (kind.hook, kind.entry, kind.label) for kind in declared
+                   if kind.name not in self.kinds and entry_problem(kind) is None}
+            collected = self._collect(plugin, {k: v for k, v in self.kinds.items() if k != "kind"} | own)
         except Exception as exc:
             self.manager.unregister(plugin)
             self._fail(name, f"failed while registering{_where(exc)}: {type(exc).__name__}: {exc}", exc)
             return False
+        for kind in declared:
+            self._add_entry(name, "kind", kind)
         for warning in hook_lint(plugin, self.known_hooks(), hookspecs.PROJECT):
             log.warning("plugin '%s': %s", name, warning)
         for kind, items in collected.items():
-            for entry in items:
+            for entry in items if kind in self.kinds else ():  # the entries of a kind refused are dropped with it
                 self._add_entry(name, kind, entry)
         known = set(self.known_hooks())
         hooks = tuple(sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or () if caller.name in known))

@@ -74,3 +74,17 @@ def test_a_kind_may_not_take_a_kernel_kinds_name(caplog):
         registry.add("widgets", declarer(clash))
     assert "entry kind 'env' refused: a kind of that name exists" in caplog.text
     assert registry.kinds["env"][2] == "environment"
+
+
+def test_a_declaring_plugin_whose_hook_raises_leaves_no_kind_behind(caplog):
+    registry = Registry()
+    plugin = declarer()
+
+    def register_widgets(register):
+        raise RuntimeError("broken widget")
+
+    plugin.register_widgets = hookimpl(register_widgets)
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        assert not registry.add("widgets", plugin)
+    assert "widget" not in registry.kinds and "register_widgets" not in registry.known_hooks()
+    assert "RuntimeError: broken widget" in registry.failures["widgets"]
