@@ -30,9 +30,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from zoo_gohr_study.study import run_study
+    from zoo_report.report import open_runs, report
 
     from zoo.registry import get_registry
-    from zoo.report import open_runs, report
 
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-gohr-protocol-"))

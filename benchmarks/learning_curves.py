@@ -35,7 +35,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from zoo.report import FINAL_FRACTION  # noqa: E402
+from zoo.returns import FINAL_FRACTION  # noqa: E402
 
 SUBSTRATE_AGENTS = {
     "gdi-i3": "type: gdi-i3",

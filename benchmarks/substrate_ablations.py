@@ -44,9 +44,9 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).parent))
 from leaderboard_walltime import cpu_description  # noqa: E402
+from zoo_report.stats import bootstrap_ci  # noqa: E402
 
 from zoo import ZooError  # noqa: E402
-from zoo.stats import bootstrap_ci  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,11 @@ def main() -> None:
 
     sys.path.insert(0, str(Path(__file__).parent))
     from maskable_gohr import cpu_description
+    from zoo_tune.tune import tune
 
     from zoo.overrides import Overrides
     from zoo.registry import get_registry
     from zoo.run import execute_run, prepare_run
-    from zoo.tune import tune
 
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-tune-cartpole-"))

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / ".mutation"
 EQUIVALENT = Path(__file__).with_name("mutation_equivalent.txt")
 LEARNER, GDI, DICE, LBC = "tests/learner", "tests/gdi", "tests/dice", "tests/lbc"
-STUDY = ["tests/gohr_study/test_stats.py", "tests/gohr_study/test_tce_and_order.py", "tests/gohr_study/test_study.py"]
+STUDY = ["tests/plugins/zoo_report/test_stats.py", "tests/gohr_study/test_tce_and_order.py", "tests/gohr_study/test_study.py"]
 # Each mutant costs one pytest process, most of it start-up: third-party pytest plugins (playwright,
 # hypothesis, ...) are not loaded, since none of the tests below needs one. No bytecode is written,
 # so no test run can read a stale compiled copy of a mutant.
@@ -62,7 +62,6 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_learner/losses.py": [f"{LEARNER}/test_losses.py", f"{GDI}/test_loss_wiring.py",
                                       f"{DICE}/test_loss_wiring.py", f"{LBC}/test_loss.py", f"{GDI}/test_loss.py",
                                       f"{DICE}/test_loss.py", f"{LEARNER}/test_auxiliary_tasks.py"],
-    "plugins/zoo_learner/behavior.py": ["tests/bandits/test_controllers.py"],
     "plugins/zoo_learner/shaping.py": [f"{LEARNER}/test_shaping.py", f"{LBC}/test_loss.py"],
     "plugins/zoo_bandits": BANDITS,
     "plugins/zoo_gdi/loss.py": [f"{GDI}/test_loss_wiring.py", f"{GDI}/test_loss.py", f"{LEARNER}/test_losses.py",
@@ -82,9 +81,10 @@ MODULES: dict[str, list[str]] = {
     "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py"],
     "plugins/zoo_gohr_study/errors.py": ["tests/gohr_study/test_errors.py", "tests/gohr_study/test_tce_and_order.py"],
     "plugins/zoo_gohr_study/reporter.py": ["tests/gohr_study/test_report_tables.py"],
-    "zoo/stats/summary.py": ["tests/gohr_study/test_stats_summary.py", "tests/test_report.py", *STUDY],
-    "zoo/stats/ranking.py": ["tests/gohr_study/test_stats.py"],
-    "zoo/stats/bands.py": ["tests/gohr_study/test_bands.py"],
+    "plugins/zoo_report/stats/summary.py": ["tests/plugins/zoo_report/test_stats_summary.py",
+                                            "tests/plugins/zoo_report/test_report.py", *STUDY],
+    "plugins/zoo_report/stats/ranking.py": ["tests/plugins/zoo_report/test_stats.py"],
+    "plugins/zoo_report/stats/bands.py": ["tests/plugins/zoo_report/test_bands.py"],
     "plugins/zoo_atari/scores.py": ["tests/atari/test_scores.py"],
 }
 

@@ -3,7 +3,8 @@
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from zoo_learner import Choice
+
+from zoo import Choice
 
 
 class CountingEnv(gymnasium.Env):

@@ -1,4 +1,4 @@
-"""Every installed meta-controller and behavior-space agent keeps the contracts of zoo.substrate.
+"""Every installed meta-controller and behavior-space agent keeps the contracts of zoo.behavior.
 
 Meta-controllers: choices inside the space, a state that restores the future choices exactly, a best
 region that changes nothing. Agents: they hand the meta-controller factory a zoo.BehaviorSpace, act

@@ -9,13 +9,13 @@ from pydantic import Field
 from zoo import Params
 from zoo.cli import main
 from zoo.describe import parameter_rows, type_name, undescribed
-from zoo.registry import KINDS, get_registry
+from zoo.registry import get_registry
 
 
 def test_every_parameter_of_every_built_in_entry_has_a_description():
     registry = get_registry()
     missing = {}
-    for kind in KINDS:
+    for kind in registry.kinds:
         for name, entry in registry.entries[kind].items():
             if entry.plugin in registry.plugins and registry.plugins[entry.plugin].distribution == "zoo-rl":
                 fields = undescribed(entry.params)

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from zoo.registry import get_registry
-from zoo.run import Interrupted, execute_run, prepare_run, run_unit
+from zoo.run import Interrupted, execute_run, prepare_run, run_trials
 
 CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
 GOHR = "env: {type: gohr, rule: paper/color_match, horizon: 30}\n"
@@ -94,7 +94,7 @@ def test_interrupted_at_a_random_checkpoint_and_resumed(agent, tmp_path):
     chunks = random.Random(agent).randint(1, 4)  # learn() calls before the stop: a checkpoint at an arbitrary point
     answers = iter([False] * (chunks - 1))
     with pytest.raises(Interrupted):
-        run_unit(cut.path, [0], registry=registry, should_stop=lambda: next(answers, True))
+        run_trials(cut.path, [0], registry=registry, should_stop=lambda: next(answers, True))
     checkpoint = max(checkpoint_root(cut, agent).glob("*-*"))
     stopped_at = json.loads((checkpoint / "progress.json").read_text())["steps"][0]
     assert execute_run(cut, registry, progress=False) == "finished"

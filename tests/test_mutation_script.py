@@ -61,15 +61,15 @@ def test_retest_survivors_drops_the_survivors_not_listed_as_equivalent(mutation,
 
 def test_line_ranges_are_parsed_or_refused_with_the_expected_form(mutation):
     assert mutation.line_range("plugins/zoo_bandits/base.py:31-45") == ("plugins/zoo_bandits/base.py", 31, 45)
-    assert mutation.line_range("zoo/stats/ranking.py:50") == ("zoo/stats/ranking.py", 50, 50)
+    assert mutation.line_range("plugins/zoo_report/stats/ranking.py:50") == ("plugins/zoo_report/stats/ranking.py", 50, 50)
     for text in ["base.py", "base.py:45-31", "base.py:a-b", ":3-4"]:
         with pytest.raises(Exception, match="expected FILE:FIRST-LAST"):
             mutation.line_range(text)
 
 
 @pytest.mark.parametrize("args, message", [
-    (["zoo/stats/ranking.py", "--retest-lines", "zoo/stats/bands.py:1-9"], "not in any module named"),
-    (["zoo/stats/ranking.py", "--fresh", "--retest-lines", "zoo/stats/ranking.py:1-9"], "not with --fresh"),
+    (["plugins/zoo_report/stats/ranking.py", "--retest-lines", "plugins/zoo_report/stats/bands.py:1-9"], "not in any module named"),
+    (["plugins/zoo_report/stats/ranking.py", "--fresh", "--retest-lines", "plugins/zoo_report/stats/ranking.py:1-9"], "not with --fresh"),
     (["--retest-lines", "ranking.py"], "expected FILE:FIRST-LAST"),
 ])
 def test_a_bad_retest_lines_call_says_why_and_runs_nothing(mutation, args, message, tmp_path, monkeypatch, capsys):

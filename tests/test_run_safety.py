@@ -18,7 +18,7 @@ from zoo import store
 from zoo.errors import ZooError
 from zoo.metrics import read_metrics, scan_metrics
 from zoo.registry import get_registry
-from zoo.run import Interrupted, execute_run, prepare_run, run_unit
+from zoo.run import Interrupted, execute_run, prepare_run, run_trials
 from zoo.store import RunFolder, RunIndex, find_run
 
 SPEC = """\
@@ -41,7 +41,7 @@ def interrupted_run(tmp_path, name: str, chunks: int = 25) -> RunFolder:
     folder = new_run(tmp_path, name)
     answers = iter([False] * (chunks - 1))
     with pytest.raises(Interrupted):
-        run_unit(folder.path, [0], should_stop=lambda: next(answers, True))
+        run_trials(folder.path, [0], should_stop=lambda: next(answers, True))
     return folder
 
 
@@ -210,7 +210,9 @@ def test_sixteen_concurrent_trains_of_one_spec_make_sixteen_runs(zoo_cli, tmp_pa
 
 
 def test_a_report_warns_of_an_unfinished_run_and_its_damaged_rows(tmp_path, caplog):
-    from zoo.report import open_runs, trial_returns
+    from zoo_report.report import open_runs
+
+    from zoo.returns import trial_returns
 
     folder = interrupted_run(tmp_path, "cut")
     with metrics_path(folder).open("a") as handle:
@@ -219,7 +221,7 @@ def test_a_report_warns_of_an_unfinished_run_and_its_damaged_rows(tmp_path, capl
         (opened,) = open_runs([folder.path])
         (returns,) = trial_returns(opened)
     text = warnings(caplog)
-    assert "run is created, not finished" in text  # stopped through run_unit, which leaves the status to execute_run
+    assert "run is created, not finished" in text  # stopped through run_trials, which leaves the status to execute_run
     lines = metrics_path(folder).read_text().count("\n")
     assert f"{metrics_path(folder)}:{lines}: damaged metrics row skipped (non-finite 'episode_return')" in text
     assert len(returns) == 25 and all(step != 999 for step, _ in returns)

@@ -1,4 +1,4 @@
-"""Trained agents out of run folders: zoo.load_agent, and zoo export to stable-baselines3's own .zip."""
+"""Trained agents out of run folders: zoo.load_agent."""
 
 from __future__ import annotations
 
@@ -70,22 +70,3 @@ def test_eval_every_needs_evaluation_episodes():
 
     with pytest.raises(SpecError, match="eval_every evaluates eval_episodes episodes; give eval_episodes too"):
         load_spec_text(SPEC.replace("checkpoint_every: 64}", "eval_every: 32}"), get_registry())
-
-
-def test_zoo_export_writes_a_zip_that_sb3_loads(run, tmp_path, capsys, monkeypatch):
-    import gymnasium
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
-
-    monkeypatch.setenv("ZOO_RUNS_DIR", str(run.parent))
-    out = tmp_path / "ppo.zip"
-    assert main(["export", "ppo-run", "--trial", "1", "-o", str(out)]) == 0  # by run id
-    model = PPO.load(out, device="cpu")
-    agent = zoo.load_agent(run, trial=1)
-    for name, tensor in agent.model.policy.state_dict().items():
-        assert torch.equal(tensor, model.policy.state_dict()[name]), name
-    stats = VecNormalize.load(str(tmp_path / "ppo.vecnormalize.pkl"), DummyVecEnv([lambda: gymnasium.make("CartPole-v1")]))
-    assert np.array_equal(stats.obs_rms.mean, agent._normalizer().obs_rms.mean)
-    agent.close()
-    assert main(["export", "ppo-run", "-o", str(tmp_path / "ppo.pt")]) == 2
-    assert "the export is a .zip file" in capsys.readouterr().err

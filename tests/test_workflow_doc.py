@@ -51,9 +51,10 @@ def test_every_command_of_the_workflow_page_runs(scratch):
 
 
 def test_the_yaml_blocks_of_the_workflow_page_validate(tmp_path):
+    from zoo_tune.tune import load_tuning
+
     from zoo.registry import get_registry
     from zoo.spec import load_spec_text
-    from zoo.tune import load_tuning
 
     specs = [code for code in blocks("yaml") if code.lstrip().startswith(("# yaml-language-server", "env:"))]
     tunings = [code for code in blocks("yaml") if code.lstrip().startswith("spec:")]

@@ -1,34 +1,34 @@
 """zoo: a plugin zoo for reinforcement-learning research.
 
 The public API for plugin authors is what this module exports: the entries a plugin registers,
-the agent contract, and the behavior-space contract between agents and meta-controllers (whose
-substrate types, such as :class:`zoo.substrate.AgentBuilder`, live in :mod:`zoo.substrate`).
+the agent contract, and the behavior-space contract between agents and meta-controllers
+(:mod:`zoo.behavior`).
 """
 
 from .agent import Agent, TrialContext
+from .behavior import BehaviorSpace, BestRegion, Choice, Coordinate, MetaController, MetaControllerFactory
 from .entries import (
     AgentEntry,
     DocumentEntry,
     EnvEntry,
     FeatureEntry,
+    KindEntry,
     MetaControllerEntry,
     NoParams,
     Params,
     ReporterEntry,
-    RuleSetEntry,
     seeded_env,
 )
 from .errors import ZooError
-from .hookspecs import hookimpl
+from .hookspecs import hookimpl, hookspec
 from .metrics import MetricLogger
-from .substrate import BehaviorSpace, BestRegion, Choice, Coordinate, MetaController, MetaControllerFactory
 from .trained import load_agent
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Agent", "AgentEntry", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
-    "FeatureEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
-    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
+    "FeatureEntry", "KindEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
+    "Params", "ReporterEntry", "TrialContext", "ZooError", "hookimpl", "hookspec", "load_agent", "seeded_env",
     "__version__",
 ]

@@ -163,7 +163,7 @@ def runs(
     if rebuild:
         index.rebuild()
     rows = index.query(env=env, agent=agent, status=status)
-    from .report import run_result
+    from .returns import run_result
 
     for row in rows:
         row["result"] = run_result(Path(row["path"]))
@@ -184,60 +184,13 @@ def runs(
     Console(width=max(console.width, widest)).print(table)
 
 
-def _collect(targets: list[str], runs_dir: Path | None):
-    """The runs named on the command line; a note on stderr for each target skipped."""
-    from .collect import collect_runs
-
-    folders, notes = collect_runs(targets, _runs_dir(runs_dir))
-    if not folders:  # one line: why each target held no run
-        raise ZooError(f"no runs in {' '.join(targets)}" + (f" ({'; '.join(notes)})" if notes else ""))
-    for note in notes:
-        typer.echo(f"note: {note}", err=True)
-    return folders
-
-
-@app.command()
-def report(
-    runs: list[str] = typer.Argument(..., help="Runs: run folders, run ids, study folders or runs folders."),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Folder for the report (default: RUN/report for one run)."),
-    runs_dir: Path | None = _runs_dir_option(),
-) -> None:
-    """Write figures and tables for runs, with the metrics of their environment's reporter."""
-    from datetime import datetime
-
-    from .report import report as write_report
-
-    folders = _collect(runs, runs_dir)
-    out = output or (folders[0].path / "report" if len(folders) == 1 else Path(f"report-{datetime.now():%Y%m%d-%H%M%S}"))
-    for path in write_report(get_registry(), folders, out):
-        typer.echo(str(path))
-
-
-@app.command()
-def compare(
-    run_a: str = typer.Argument(..., help="A run folder or run id."),
-    run_b: str = typer.Argument(..., help="Another."),
-    runs_dir: Path | None = _runs_dir_option(),
-) -> None:
-    """Compare two runs of the same environment (one-sided U-tests and the reporter's own metrics)."""
-    from .report import compare as compare_runs
-
-    sides = []
-    for target in (run_a, run_b):
-        folders = _collect([target], runs_dir)
-        if len(folders) != 1:
-            raise ZooError(f"{target}: holds {len(folders)} runs; compare takes one run per side (zoo report takes many)")
-        sides.append(folders[0])
-    typer.echo(compare_runs(get_registry(), *sides))
-
-
 @app.command()
 def plugins(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Show the loaded plugins, their versions, hooks and what they register."""
     registry = get_registry()
     rows = []
     for name, info in sorted(registry.plugins.items()):
-        provides = {kind: sorted(n for n, e in registry.entries[kind].items() if e.plugin == name) for kind in KINDS}
+        provides = {kind: sorted(n for n, e in registry.entries[kind].items() if e.plugin == name) for kind in registry.kinds}
         rows.append({"name": name, "version": info.version, "distribution": info.distribution,
                      "hooks": list(info.hooks), "provides": {k: v for k, v in provides.items() if v}})
     if as_json:
@@ -248,98 +201,30 @@ def plugins(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
     table = Table("plugin", "version", "hooks", "provides")
     for row in rows:
-        provides = "; ".join(f"{KINDS[k][2]}: {', '.join(v)}" for k, v in row["provides"].items())
+        provides = "; ".join(f"{registry.kinds[k][2]}: {', '.join(v)}" for k, v in row["provides"].items())
         table.add_row(row["name"], row["version"], "\n".join(row["hooks"]), provides)
     Console().print(table)
 
 
 @app.command("list")
-def list_entries(kind: str | None = typer.Argument(None, help=f"One of: {', '.join(KINDS)}.")) -> None:
-    """List registered environments, agents, meta-controllers, rule sets and feature maps."""
+def list_entries(kind: str | None = typer.Argument(None, help=f"One of: {', '.join(KINDS)}, or a kind a plugin adds.")) -> None:
+    """List registered environments, agents, meta-controllers, feature maps, ... and the kinds plugins add."""
     registry = get_registry()
-    if kind is not None and kind not in KINDS:
+    if kind is not None and kind not in registry.kinds:
         from .errors import did_you_mean
 
-        raise ZooError(f"unknown kind '{kind}'{did_you_mean(kind, list(KINDS))}; valid: {', '.join(KINDS)}")
-    for name in [kind] if kind else list(KINDS):
-        typer.echo(f"{KINDS[name][2]}s:")
+        kinds = list(registry.kinds)
+        raise ZooError(f"unknown kind '{kind}'{did_you_mean(kind, kinds)}; valid: {', '.join(kinds)}")
+    for name in [kind] if kind else list(registry.kinds):
+        typer.echo(f"{registry.kinds[name][2]}s:")
         for entry_name in registry.names(name):
             entry = registry.entries[name][entry_name]
             typer.echo(f"  {entry_name:24s} {entry.description}  [{entry.plugin}]")
 
 
 @app.command()
-def tune(
-    tuning: Path = typer.Argument(..., help="The tuning file (YAML): a spec, a search space and Optuna's settings."),
-    runs_dir: Path | None = _runs_dir_option(),
-    sets: list[str] = set_option(),
-    seed: int | None = seed_option(),
-    trials: int | None = trials_option(),
-    n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Optuna trials in all (default: the file's n_trials)."),
-    backend: BackendType | None = backend_option(),
-    address: str | None = address_option(),
-) -> None:
-    """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
-    from .tune import tune as run_tuning
-
-    summary = run_tuning(tuning, get_registry(), _runs_dir(runs_dir), base=Overrides(tuple(sets), seed, trials, **backend_overrides(backend, address)),
-                         n_trials=n_trials)
-    best = summary.get("best")
-    if best is None:
-        raise ZooError(f"no trial of {summary['study']} completed (all pruned or failed); widen the space or the pruner")
-    home = _runs_dir(runs_dir) / f"{summary['study']}.tune"
-    typer.echo(f"best: trial {best['number']} ({best['run']}), value {best['value']:.4g}, "
-               + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in best["params"].items()))
-    typer.echo(str(home / "best.yaml"))
-
-
-@app.command()
-def export(
-    run: str = typer.Argument(..., help="A run folder or run id."),
-    output: Path = typer.Option(..., "-o", "--output", help="The .zip to write (stable-baselines3's format)."),
-    trial: int = typer.Option(0, "--trial", min=0, help="Which trial's agent."),
-    runs_dir: Path | None = _runs_dir_option(),
-) -> None:
-    """Write an SB3 agent's last checkpoint as stable-baselines3's own .zip (PPO.load reads it)."""
-    from .trained import export_sb3, load_agent
-
-    agent = load_agent(run, trial, registry=get_registry(), runs_dir=_runs_dir(runs_dir))
-    try:
-        for path in export_sb3(agent, output):
-            typer.echo(str(path))
-    finally:
-        agent.close()
-
-
-@app.command()
-def enjoy(
-    run: str = typer.Argument(..., help="A run folder or run id."),
-    trial: int = typer.Option(0, "--trial", min=0, help="Which trial's agent."),
-    episodes: int = typer.Option(1, "--episodes", min=1, max=100_000, help="Episodes to play."),
-    checkpoint: str = typer.Option("last", "--checkpoint", help="last, or best (the best periodic evaluation's)."),
-    video: Path | None = typer.Option(None, "--video", help="Film the episodes into this .mp4 "
-                                      "(the env must draw rgb_array pictures; needs the 'video' extra)."),
-    seed: int | None = typer.Option(None, "--seed", min=0, max=2**32 - 1,
-                                    help="Seed of the episodes (default: that of the run's final evaluation)."),
-    runs_dir: Path | None = _runs_dir_option(),
-) -> None:
-    """Watch a trained agent play its run's env: each episode's return, and optionally a video."""
-    from .enjoy import enjoy as play
-
-    show = play(run, trial=trial, episodes=episodes, checkpoint=checkpoint, video=video, seed=seed,
-                registry=get_registry(), runs_dir=_runs_dir(runs_dir))
-    for number, episode in enumerate(show.episodes, 1):
-        errors = "" if episode.errors is None else f", {episode.errors} errors"
-        typer.echo(f"episode {number}: return {episode.episode_return:.2f} in {episode.length} steps{errors}")
-    mean = sum(e.episode_return for e in show.episodes) / len(show.episodes)
-    typer.echo(f"mean return {mean:.2f} over {len(show.episodes)} episodes")
-    if show.video is not None:
-        typer.echo(f"{show.video}: {show.frames} frames of {show.size[0]}x{show.size[1]} at {show.fps:g} fps")
-
-
-@app.command()
 def describe(
-    kind: str = typer.Argument(..., help=f"One of: {', '.join(KINDS)}."),
+    kind: str = typer.Argument(..., help=f"One of: {', '.join(KINDS)}, or a kind a plugin adds."),
     name: str = typer.Argument(..., help="The entry's registered name (zoo list KIND shows them)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
@@ -347,26 +232,23 @@ def describe(
     from dataclasses import asdict
 
     from .describe import parameter_rows
-    from .errors import did_you_mean
 
     registry = get_registry()
-    if kind not in KINDS:
-        raise ZooError(f"unknown kind '{kind}'{did_you_mean(kind, list(KINDS))}; valid: {', '.join(KINDS)}")
-    entry = registry.get(kind, name)
+    entry = registry.get(kind, name)  # an unknown kind is an error naming the valid ones
     rows = parameter_rows(entry.params)
     if as_json:
         typer.echo(json.dumps({"kind": kind, "name": name, "plugin": entry.plugin, "description": entry.description,
                                "parameters": [asdict(row) for row in rows]}, indent=2))
         return
     if not rows:
-        typer.echo(f"{KINDS[kind][2]} '{name}' ({entry.plugin}) takes no parameters")
+        typer.echo(f"{registry.kinds[kind][2]} '{name}' ({entry.plugin}) takes no parameters")
         return
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     table = Table("parameter", "type", "default", "description",
-                  title=escape(f"{KINDS[kind][2]} '{name}' ({entry.plugin}): {entry.description}"))
+                  title=escape(f"{registry.kinds[kind][2]} '{name}' ({entry.plugin}): {entry.description}"))
     table.columns[0].no_wrap = True
     for row in rows:
         table.add_row(*(escape(cell) for cell in (row.name, row.type, row.default, row.description)))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -77,13 +76,6 @@ class FeatureEntry(Entry):
 
 
 @dataclass(frozen=True)
-class RuleSetEntry(Entry):
-    """A directory of GOHR rule files, addressable by ``<name>/<relative path>``."""
-
-    path: Path | None = None
-
-
-@dataclass(frozen=True)
 class ReporterEntry(Entry):
     """Reports on runs of some environments.
 
@@ -108,3 +100,18 @@ class DocumentEntry(Entry):
 
     marker: tuple[str, ...] = ()
     validate: Callable[..., str] | None = None
+
+
+@dataclass(frozen=True)
+class KindEntry(Entry):
+    """A kind of entry of a plugin's own, which plugins then register through a hook that plugin specifies.
+
+    ``hookspecs`` is the module (or class) holding that hook's specification (marked with
+    :data:`zoo.hookspec`), ``hook`` its name, ``entry`` the :class:`Entry` subclass every registration
+    must be, and ``label`` what a user calls one. ``zoo list NAME`` lists the kind's entries.
+    """
+
+    hookspecs: Any = None
+    hook: str = ""
+    entry: type[Entry] = Entry
+    label: str = ""

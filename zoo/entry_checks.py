@@ -13,8 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .entries import DocumentEntry, Entry, ReporterEntry, RuleSetEntry
+from .entries import DocumentEntry, Entry, KindEntry, ReporterEntry
 from .errors import did_you_mean
+from .hookspecs import PROJECT
 
 #: the spec key that names an entry; a params model may not declare it
 RESERVED_FIELDS = ("type",)
@@ -25,14 +26,28 @@ def entry_problem(entry: Entry) -> str | None:
     if not isinstance(entry.name, str) or not entry.name or entry.name != entry.name.strip():
         return f"its name must be a non-empty string without surrounding spaces, got {entry.name!r}"
     callables = {
-        DocumentEntry: ("validate",), ReporterEntry: ("report",), RuleSetEntry: (),
+        DocumentEntry: ("validate",), ReporterEntry: ("report",), KindEntry: (),
     }.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())
     for attribute in callables:
         if not callable(getattr(entry, attribute)):
             return f"its {attribute} must be callable, got {type(getattr(entry, attribute)).__name__}"
     if isinstance(entry, DocumentEntry) and not (entry.marker and all(isinstance(key, str) for key in entry.marker)):
         return "its marker must name the top-level keys that identify its files (without any, every file would match)"
+    if isinstance(entry, KindEntry):
+        return kind_problem(entry)
     return params_problem(entry.params)
+
+
+def kind_problem(kind: KindEntry) -> str | None:
+    """Why a :class:`KindEntry` cannot be registered, in one phrase; None when it can."""
+    if not (isinstance(kind.entry, type) and issubclass(kind.entry, Entry)):
+        return f"its entry must be a subclass of zoo.entries.Entry, got {kind.entry!r}"
+    if not kind.label:
+        return "its label must say what a user calls one of its entries"
+    spec = getattr(kind.hookspecs, kind.hook, None) if kind.hook else None
+    if not hasattr(spec, f"{PROJECT}_spec"):
+        return f"its hookspecs must hold a function '{kind.hook}' marked with @zoo.hookspec"
+    return None
 
 
 def params_problem(params: Any) -> str | None:

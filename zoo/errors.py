@@ -82,9 +82,24 @@ def error_message(exc: BaseException) -> str:
             return f"error: {one_line(exc.strerror)}"
         if exc.errno in (errno.EEXIST, errno.ENOTDIR) and exc.strerror == os.strerror(exc.errno):
             # the system's bare words for a file that stands where a folder is needed
-            from .store import failure_at
-
             exc = failure_at(Path(exc.filename), exc, "use")
         return f"error: {one_line(f'{exc.filename}: {exc.strerror}')}"
     return (f"error: internal error: {type(exc).__name__}: {one_line(str(exc))}"
             " (a bug in zoo or one of its plugins; run with --debug for the traceback)")
+
+
+def failure_at(path: Path, exc: OSError, action: str) -> OSError:
+    """`exc` restated for `path` rather than a temporary name, naming a file that stands where a folder should."""
+    path = Path(path)
+    existing = next((p for p in path.parents if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        reason = f"{existing} is a file, not a folder"
+    elif existing is not None and existing != path.parent:
+        reason = f"no such folder {path.parent}"
+    elif path.is_dir() and action == "write":
+        reason = "is a folder"
+    elif path.exists() and not path.is_dir() and action != "write":
+        reason = "is a file, not a folder"
+    else:
+        reason = exc.strerror or str(exc)
+    return OSError(exc.errno, f"cannot {action}: {reason}", str(path))

@@ -26,9 +26,9 @@ if TYPE_CHECKING:
         DocumentEntry,
         EnvEntry,
         FeatureEntry,
+        KindEntry,
         MetaControllerEntry,
         ReporterEntry,
-        RuleSetEntry,
     )
 
 PROJECT = "zoo"
@@ -61,10 +61,12 @@ def register_meta_controllers(register: Callable[[MetaControllerEntry], None]) -
 
 
 @hookspec
-def register_rule_sets(register: Callable[[RuleSetEntry], None]) -> None:
-    """Contribute GOHR rule sets: ``register(RuleSetEntry(name=..., path=...))`` for a directory of rule files.
+def register_kinds(register: Callable[[KindEntry], None]) -> None:
+    """Contribute kinds of entries with registration hooks of their own: ``register(KindEntry(...))``.
 
-    Rules inside are addressable from a spec as ``<rule set>/<relative path without .txt>``.
+    The entry's ``hookspecs`` module holds the new hook's specification, marked with :data:`hookspec`;
+    the registry adds it before it asks any plugin for that kind, so a plugin loaded earlier or later
+    than the one that declares the kind contributes to it all the same.
     """
 
 

@@ -32,9 +32,9 @@ from .entries import (
     Entry,
     EnvEntry,
     FeatureEntry,
+    KindEntry,
     MetaControllerEntry,
     ReporterEntry,
-    RuleSetEntry,
 )
 from .entry_checks import entry_problem, hook_lint
 from .errors import ZooError, did_you_mean
@@ -45,15 +45,16 @@ ENTRY_POINT_GROUP = "zoo"
 #: the distribution whose entry points are the built-in plugins
 CORE_DISTRIBUTION = "zoo-rl"
 
-#: kind name -> (registration hook, entry class, what a user calls it)
+#: the kernel's kinds: kind name -> (registration hook, entry class, what a user calls it); plugins add
+#: their own with ``register_kinds`` (:attr:`Registry.kinds` holds both)
 KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "env": ("register_envs", EnvEntry, "environment"),
     "agent": ("register_agents", AgentEntry, "agent"),
     "meta_controller": ("register_meta_controllers", MetaControllerEntry, "meta-controller"),
-    "rule_set": ("register_rule_sets", RuleSetEntry, "rule set"),
     "feature": ("register_features", FeatureEntry, "feature map"),
     "reporter": ("register_reporters", ReporterEntry, "reporter"),
     "document": ("register_documents", DocumentEntry, "document kind"),
+    "kind": ("register_kinds", KindEntry, "entry kind"),
 }
 
 
@@ -73,6 +74,7 @@ class Registry:
     """Loaded plugins and the entries they registered, by kind and name."""
 
     manager: pluggy.PluginManager = field(default_factory=lambda: _new_manager())
+    kinds: dict[str, tuple[str, type[Entry], str]] = field(default_factory=lambda: dict(KINDS))
     entries: dict[str, dict[str, Entry]] = field(default_factory=lambda: {kind: {} for kind in KINDS})
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
@@ -84,53 +86,91 @@ class Registry:
         blocked = _names(os.environ.get("ZOO_DISABLE_PLUGINS"))
         points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not _builtin(e), e.name))
         _report_unknown_names(only, blocked, [ep.name for ep in points])
+        loaded = []
         for ep in points:
             if ep.name in self.plugins or (only is not None and ep.name not in only) or ep.name in (blocked or ()):
                 continue
-            dist = ep.dist
             try:
-                module = ep.load()
+                loaded.append((ep, ep.load()))
             except Exception as exc:  # a broken plugin must not break the others
                 self._fail(ep.name, f"failed to import {ep.value}{_where(exc)}: {type(exc).__name__}: {exc}", exc)
-                continue
+        # among the third-party plugins, those that declare kinds come first, so that their hooks are known
+        # (and linted as such) when the others register
+        loaded.sort(key=lambda pair: (not _builtin(pair[0]), not hasattr(pair[1], "register_kinds")))
+        for ep, module in loaded:
+            dist = ep.dist
             self.add(ep.name, module, version=dist.version if dist else "", distribution=dist.name if dist else "",
                      builtin=_builtin(ep))
 
     def add(self, name: str, plugin: Any, *, version: str = "", distribution: str = "", builtin: bool = False) -> bool:
         """Register one plugin object (a module or any object with hook implementations).
 
-        Entries that fail their checks are refused one by one; the plugin fails as a whole only
-        when it cannot be registered with pluggy or one of its hooks raises.
+        The kinds the plugin declares (``register_kinds``) are added first, so that its own entries
+        of those kinds are collected too. Entries that fail their checks are refused one by one; the
+        plugin fails as a whole only when it cannot be registered with pluggy or one of its hooks raises.
         """
         try:
             self.manager.register(plugin, name=name)
         except Exception as exc:
             self._fail(name, f"is not a valid plugin: {type(exc).__name__}: {exc}", exc)
             return False
-        for warning in hook_lint(plugin, list(KNOWN_HOOKS), hookspecs.PROJECT):
-            log.warning("plugin '%s': %s", name, warning)
-        collected: dict[str, list[Entry]] = {}
         try:
-            for kind, (hook_name, entry_type, _) in KINDS.items():
-                for function in _implementations(self.manager, plugin, hook_name):
-                    items = collected.setdefault(kind, [])
-                    function(register=_collector(items, entry_type, hook_name))
+            declared = self._collect(plugin, {"kind": KINDS["kind"]}).get("kind", [])
+            own = {kind.name: (kind.hook, kind.entry, kind.label) for kind in declared
+                   if kind.name not in self.kinds and entry_problem(kind) is None}
+            collected = self._collect(plugin, {k: v for k, v in self.kinds.items() if k != "kind"} | own)
         except Exception as exc:
             self.manager.unregister(plugin)
             self._fail(name, f"failed while registering{_where(exc)}: {type(exc).__name__}: {exc}", exc)
             return False
+        for kind in declared:
+            self._add_entry(name, "kind", kind)
+        for warning in hook_lint(plugin, self.known_hooks(), hookspecs.PROJECT):
+            log.warning("plugin '%s': %s", name, warning)
         for kind, items in collected.items():
-            for entry in items:
+            for entry in items if kind in self.kinds else ():  # the entries of a kind refused are dropped with it
                 self._add_entry(name, kind, entry)
-        hooks = tuple(sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or ()
-                             if caller.name in KNOWN_HOOKS))
+        known = set(self.known_hooks())
+        hooks = tuple(sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or () if caller.name in known))
         self.plugins[name] = PluginInfo(name, version, distribution, hooks, builtin)
         return True
 
+    def _collect(self, plugin: Any, kinds: dict[str, tuple[str, type[Entry], str]]) -> dict[str, list[Entry]]:
+        """What `plugin` registers through the hooks of `kinds`, by kind (unchecked)."""
+        collected: dict[str, list[Entry]] = {}
+        for kind, (hook_name, entry_type, _) in kinds.items():
+            for function in _implementations(self.manager, plugin, hook_name):
+                items = collected.setdefault(kind, [])
+                function(register=_collector(items, entry_type, hook_name))
+        return collected
+
+    def _add_kind(self, plugin: str, kind: KindEntry) -> str | None:
+        """Add the hook of a declared kind; then let the plugins loaded before contribute. Why not, if it cannot be."""
+        if kind.name in self.kinds:
+            return "a kind of that name exists"
+        try:
+            self.manager.add_hookspecs(kind.hookspecs)
+        except Exception as exc:  # pluggy checks the implementations already registered against the new spec
+            return f"its hook does not fit the plugins already loaded: {type(exc).__name__}: {exc}"
+        self.kinds[kind.name] = (kind.hook, kind.entry, kind.label)
+        self.entries[kind.name] = {}
+        for other in list(self.plugins):
+            try:
+                found = self._collect(self.manager.get_plugin(other), {kind.name: self.kinds[kind.name]})
+            except Exception as exc:
+                log.warning("plugin '%s' failed while registering %ss%s: %s: %s; they are left out",
+                            other, kind.label, _where(exc), type(exc).__name__, exc)
+                continue
+            for entry in found.get(kind.name, []):
+                self._add_entry(other, kind.name, entry)
+        return None
+
     def _add_entry(self, plugin: str, kind: str, entry: Entry) -> None:
         """Keep `entry` unless it fails its checks or its name is taken (the first plugin keeps a name)."""
-        label = KINDS[kind][2]
+        label = self.kinds[kind][2]
         problem = entry_problem(entry)
+        if problem is None and kind == "kind" and entry.name not in self.entries[kind]:
+            problem = self._add_kind(plugin, entry)
         if problem is not None:
             log.warning("plugin '%s': %s '%s' refused: %s; the plugin's other entries still load",
                         plugin, label, entry.name, problem)
@@ -151,18 +191,25 @@ class Registry:
             log.debug("".join(traceback.format_exception(exc)).rstrip())
 
     # -- lookup ------------------------------------------------------------------------------
+    def known_hooks(self) -> list[str]:
+        """The names of every hook: the kernel's (:mod:`zoo.hookspecs`) and those of the kinds plugins declared."""
+        return sorted(name for name, caller in vars(self.manager.hook).items()
+                      if isinstance(caller, pluggy.HookCaller) and caller.has_spec())
+
     def names(self, kind: str) -> list[str]:
         return sorted(self.entries[kind])
 
     def get(self, kind: str, name: str) -> Entry:
         """The entry of `kind` called `name`; a ZooError with a did-you-mean otherwise."""
+        if kind not in self.kinds:
+            raise ZooError(f"unknown kind '{kind}'{did_you_mean(kind, list(self.kinds))}; valid: {', '.join(self.kinds)}")
         try:
             return self.entries[kind][name]
         except KeyError:
             raise ZooError(self.unknown_message(kind, name)) from None
 
     def unknown_message(self, kind: str, name: str) -> str:
-        label = KINDS[kind][2]
+        label = self.kinds[kind][2]
         known = self.names(kind)
         listing = ", ".join(known) if known else "none (is the plugin that provides it installed?)"
         message = f"unknown {label} '{name}'{did_you_mean(name, known)}; installed: {listing}"
@@ -184,10 +231,6 @@ def _new_manager() -> pluggy.PluginManager:
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     return manager
-
-
-#: the names of every hook (the functions of zoo.hookspecs marked as hook specifications)
-KNOWN_HOOKS = tuple(sorted(name for name, value in vars(hookspecs).items() if hasattr(value, f"{hookspecs.PROJECT}_spec")))
 
 
 def _builtin(ep: metadata.EntryPoint) -> bool:

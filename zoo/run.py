@@ -2,7 +2,7 @@
 
 The parts live beside this module: `zoo.trials` (building agents, the budget loop, resuming),
 `zoo.checkpoints`, `zoo.workers` (where trial groups are trained) and `zoo.console` (progress
-bar and stop signals). The names tests and plugins import from here stay importable from here.
+bar and stop signals). ``__all__`` lists the parts of them that callers of a run need.
 """
 
 from __future__ import annotations
@@ -46,14 +46,10 @@ from .yamlio import load_file
 
 __all__ = [
     "Built", "Interrupted", "build_trial", "execute_run", "load_run_spec", "preflight", "prepare_run", "run_trials",
-    "run_unit", "save_checkpoint",
+    "save_checkpoint",
 ]
 
 SOURCE_SPEC = "spec.source.yaml"
-
-#: the name under which tests and plugin authors' code call `run_trials`
-run_unit = run_trials
-
 
 # -- creating a run --------------------------------------------------------------------------
 

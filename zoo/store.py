@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import ZooError
+from .errors import ZooError, failure_at
 
 MANIFEST = "run.json"
 INDEX = "index.sqlite"
@@ -80,23 +80,6 @@ def fsync_path(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def failure_at(path: Path, exc: OSError, action: str) -> OSError:
-    """`exc` restated for `path` rather than a temporary name, naming a file that stands where a folder should."""
-    path = Path(path)
-    existing = next((p for p in path.parents if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        reason = f"{existing} is a file, not a folder"
-    elif existing is not None and existing != path.parent:
-        reason = f"no such folder {path.parent}"
-    elif path.is_dir() and action == "write":
-        reason = "is a folder"
-    elif path.exists() and not path.is_dir() and action != "write":
-        reason = "is a file, not a folder"
-    else:
-        reason = exc.strerror or str(exc)
-    return OSError(exc.errno, f"cannot {action}: {reason}", str(path))
 
 
 def atomic_write_json(path: Path, data: Any) -> None:

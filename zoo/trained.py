@@ -1,4 +1,4 @@
-"""Trained agents out of run folders: ``zoo.load_agent`` and ``zoo export``."""
+"""Trained agents out of run folders: ``zoo.load_agent``."""
 
 from __future__ import annotations
 
@@ -54,27 +54,3 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
 def _discard(logger, scratch: Path) -> None:
     logger.close()
     shutil.rmtree(scratch, ignore_errors=True)
-
-
-def export_sb3(agent: Agent, output: Path) -> list[Path]:
-    """Write an SB3 agent in stable-baselines3's own ``.zip`` format (``PPO.load`` reads it); returns the files.
-
-    With VecNormalize, its statistics go beside it in SB3's ``.pkl`` form (``VecNormalize.load``).
-    """
-    from stable_baselines3.common.base_class import BaseAlgorithm
-
-    model = getattr(agent, "model", None)
-    if not isinstance(model, BaseAlgorithm):
-        raise ZooError(f"export writes stable-baselines3's .zip; a {type(agent).__name__} is not an SB3 agent")
-    output = Path(output)
-    if output.suffix != ".zip":
-        raise ZooError(f"{output}: the export is a .zip file (SB3 adds the suffix otherwise)")
-    if not output.parent.is_dir():
-        raise ZooError(f"{output.parent}: no such folder")
-    model.save(output, exclude=list(getattr(agent, "UNSAVED", ())))
-    written = [output]
-    normalizer = agent._normalizer() if hasattr(agent, "_normalizer") else None
-    if normalizer is not None:
-        written.append(output.with_suffix(".vecnormalize.pkl"))
-        normalizer.save(written[-1])
-    return written

@@ -1,4 +1,7 @@
-"""The zoo plugin of Atari: the ``atari`` env, the ALE paper's baseline and planning agents and the Atari report."""
+"""The zoo plugin of Atari: the ``atari`` env, the ALE paper's baseline and planning agents and the Atari report.
+
+The report builds on the ``report`` plugin (``zoo_report.report``, ``zoo_report.stats``).
+"""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from zoo.errors import did_you_mean
 PRESETS: dict[str, dict[str, Any]] = {
     # Bellemare et al. 2013 (Section 3.1.2): a decision every 5 frames with the rewards summed,
     # episodes cut at 18,000 frames, deterministic emulator. The paper states its results never use the
-    # minimal action set, so the full 18 actions (the issue text's "minimal actions" loses to the paper).
+    # minimal action set, so the full 18 actions.
     "ale2013": dict(frame_skip=5, max_pool=False, sticky_actions=0.0, noop_max=0, life_loss_terminal=False,
                     reward_clip=False, max_episode_frames=18_000, full_action_space=True,
                     observation="grayscale", screen_size=None, frame_stack=1),

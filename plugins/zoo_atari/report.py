@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 import yaml
+from zoo_report.report import plot_learning_curves
+from zoo_report.stats import too_few_to_test
 
 from zoo.errors import ZooError
-from zoo.report import final_returns, plot_learning_curves
-from zoo.stats import too_few_to_test
+from zoo.returns import final_returns
 from zoo.store import RunFolder, atomic_write_text, read_json
 
 from . import reference_agents

@@ -19,8 +19,7 @@ from functools import cache
 
 import numpy as np
 from scipy import stats
-
-from zoo.stats import bootstrap_ci
+from zoo_report.stats import bootstrap_ci
 
 from .games import read_table
 

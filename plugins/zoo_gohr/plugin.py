@@ -1,13 +1,14 @@
-"""The zoo plugin of GOHR: the env, the agent ``human`` (recorded play), the shipped rule sets and the
-``zoo gohr`` commands."""
+"""The zoo plugin of GOHR: the env, the agent ``human`` (recorded play), the kind ``rule_set`` with its
+hook (:mod:`zoo_gohr.rule_sets`), the shipped rule sets and the ``zoo gohr`` commands."""
 
 from __future__ import annotations
 
-from zoo import AgentEntry, EnvEntry, RuleSetEntry, hookimpl
+from zoo import AgentEntry, EnvEntry, hookimpl
 
 from .engine.constants import ACTIONS
 from .factories import make_env, make_vector_env
 from .params import BoardParams, GohrEnvParams
+from .rule_sets import RULE_SETS, RuleSetEntry
 
 __all__ = ["BoardParams", "GohrEnvParams", "make_env", "make_vector_env"]
 
@@ -32,6 +33,11 @@ def register_features(register):
     from .vector.features import FEATURE_ENTRY
 
     register(FEATURE_ENTRY)
+
+
+@hookimpl
+def register_kinds(register):
+    register(RULE_SETS)
 
 
 @hookimpl

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import numpy as np
 from scipy import stats
-
-from zoo.stats.bands import median_bands
+from zoo_report.stats.bands import median_bands
 
 from .errors import RunErrors
 

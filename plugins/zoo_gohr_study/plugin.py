@@ -1,5 +1,8 @@
 """The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` and ``zoo leaderboard``
-commands, and the random legal-move player that leaderboards start from."""
+commands, and the random legal-move player that leaderboards start from.
+
+The reporter, studies and leaderboards build on the ``report`` plugin (``zoo_report.report``, ``zoo_report.stats``).
+"""
 
 from __future__ import annotations
 
@@ -62,9 +65,10 @@ def study(
     address: str | None = address_option(),
 ) -> None:
     """Train every run of a study (overrides apply to each), then write the report of all of them."""
+    from zoo_report.report import open_runs, report
+
     from zoo.overrides import Overrides
     from zoo.registry import get_registry
-    from zoo.report import open_runs, report
     from zoo.store import default_runs_dir
 
     from .study import run_study

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from zoo_report.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
+from zoo_report.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, u_test_matrix
 
-from zoo.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
-from zoo.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, u_test_matrix
 from zoo.store import RunFolder, atomic_write_text
 
 from . import figures

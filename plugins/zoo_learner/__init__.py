@@ -1,7 +1,7 @@
 """The actor / replay / learner substrate shared by GDI, DiCE and LBC.
 
-An agent on the substrate declares a :class:`BehaviorSpace`; a meta-controller (any plugin that
-implements :class:`MetaController`) picks a point of it per episode and sees only episode returns.
+An agent on the substrate supplies a :class:`~zoo_learner.contracts.AgentBuilder` and declares a
+:class:`zoo.BehaviorSpace`; a meta-controller (any plugin that implements :class:`zoo.MetaController`) picks a point of it per episode and sees only episode returns.
 The :class:`~zoo_learner.actor.VectorActor` acts with that behavior and writes fixed-length sequences
 (burn-in, trained steps, one bootstrap step) with their stored recurrent state and behavior
 probabilities into a :class:`~zoo_learner.replay.SequenceReplay`; the
@@ -10,7 +10,3 @@ probabilities into a :class:`~zoo_learner.replay.SequenceReplay`; the
 :mod:`zoo_learner.shaping`) and pushes weights to a
 :class:`~zoo_learner.learner.ParameterServer` that actors pull from with a lag.
 """
-
-from .behavior import BehaviorSpace, Choice, Coordinate, MetaController
-
-__all__ = ["BehaviorSpace", "Choice", "Coordinate", "MetaController"]

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from zoo.substrate import BehaviorPolicy, Choice, MetaController
+from zoo import Choice, MetaController
 
+from .contracts import BehaviorPolicy
 from .inference import Precision, acting_network
 from .sequences import SequenceWriter
 

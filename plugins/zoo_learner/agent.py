@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from zoo import Agent, TrialContext, ZooError
+from zoo import Agent, BehaviorSpace, BestRegion, MetaController, TrialContext, ZooError
 
-from .behavior import BehaviorSpace, BestRegion, MetaController
-from .builder import AgentBuilder, LocalSystem, actor_seed
+from .builder import LocalSystem, actor_seed
+from .contracts import AgentBuilder
 from .local_actors import load_local_actors, save_local_actors
 from .params import SubstrateParams
 from .state import generator_state, read_json, set_generator_state, write_json

@@ -1,6 +1,6 @@
 """Wiring actors, replay and learner (Acme's builder), and the single-process system that runs them.
 
-An agent on the substrate supplies a :class:`zoo.substrate.AgentBuilder`: its behavior space, network,
+An agent on the substrate supplies a :class:`zoo_learner.contracts.AgentBuilder`: its behavior space, network,
 behavior policy and loss. :class:`SubstrateParams` holds the machinery's own settings.
 `make_replay`, `make_learner` and `make_actor` build one component each and take the others only
 through callables (``sink``, ``pull``), so that a distributed backend can place them in
@@ -17,9 +17,10 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from zoo.substrate import AgentBuilder, MetaController
+from zoo import MetaController
 
 from .actor import VectorActor
+from .contracts import AgentBuilder
 from .learner import Learner, ParameterServer
 from .params import SubstrateParams
 from .replay import SequenceReplay

@@ -7,8 +7,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from zoo.substrate import LossFn
-
+from .contracts import LossFn
 from .params import OptimizerParams
 
 

@@ -1,4 +1,4 @@
-"""Registers the stable-baselines3 and sb3-contrib algorithms as agents."""
+"""Registers the stable-baselines3 and sb3-contrib algorithms as agents, and the ``zoo export`` command."""
 
 from __future__ import annotations
 
@@ -35,3 +35,10 @@ def _factory(module: str, class_name: str):
 def register_agents(register):
     for name, (module, class_name, params, description) in ALGORITHMS.items():
         register(AgentEntry(name=name, params=params, factory=_factory(module, class_name), description=description))
+
+
+@hookimpl
+def register_commands(cli):
+    from .commands import export
+
+    cli.command("export")(export)

@@ -340,8 +340,7 @@ logging: {{tensorboard: false, progress: false}}
 
 def test_the_report_puts_the_planners_beside_the_learners(tmp_path):
     from zoo_atari import scores as S
-
-    from zoo.report import report
+    from zoo_report.report import report
 
     registry, folders = get_registry(), {}
     for agent, params in (("bfs", "max_frames: 90"), ("uct", "simulations: 3, horizon_frames: 10"),

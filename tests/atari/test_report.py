@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from zoo_atari.baseline_set import agents, baseline_sets
 from zoo_atari.report import score_row
+from zoo_report.report import compare, report
 
 from zoo.registry import get_registry
-from zoo.report import compare, report
 from zoo.run import execute_run, prepare_run
 
 SPEC = """

@@ -10,8 +10,7 @@ import pytest
 from scipy import stats
 from zoo_atari import games
 from zoo_atari import scores as S
-
-from zoo.stats import bootstrap_ci
+from zoo_report.stats import bootstrap_ci
 
 
 def headline(table: str, column: str) -> dict[str, float]:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from zoo_dice.behavior import behavior_space as dice_space
 from zoo_dice.plugin import BVA
-from zoo_learner import BehaviorSpace, Choice, Coordinate
 from zoo_learner.state import to_plain
 
+from zoo import BehaviorSpace, Choice, Coordinate
 from zoo.registry import get_registry
 
 GDI_SPACE = BehaviorSpace((Coordinate("beta1", 0, 50, 1.0), Coordinate("beta2", 0, 50, 1.0),

@@ -23,9 +23,8 @@ from zoo_bandits.classic import (
     UCB1Params,
     Uniform,
 )
-from zoo_learner import BehaviorSpace, Choice, Coordinate
 
-from zoo import NoParams, ZooError
+from zoo import BehaviorSpace, Choice, Coordinate, NoParams, ZooError
 
 PLANE = BehaviorSpace((Coordinate("x", 0, 5, 1.0), Coordinate("y", -1, 1, 0.5)), (0.0, 0.0))
 

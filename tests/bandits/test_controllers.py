@@ -5,10 +5,9 @@ import json
 
 import numpy as np
 import pytest
-from zoo_learner import BehaviorSpace, Coordinate
 from zoo_learner.state import from_plain, to_plain
 
-from zoo import ZooError
+from zoo import BehaviorSpace, Coordinate, ZooError
 from zoo.registry import get_registry
 
 SPACES = {

@@ -33,8 +33,8 @@ import pytest
 from scipy.stats import chisquare
 from zoo_bandits.population import BanditPopulation, PopulationParams
 from zoo_bandits.smoothing import Tiles
-from zoo_learner import BehaviorSpace, Choice, Coordinate
 
+from zoo import BehaviorSpace, Choice, Coordinate
 from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text

@@ -14,10 +14,9 @@ from zoo_bandits.grid import BanditCoordinates, Grid
 from zoo_bandits.population import Bandit, BanditPopulation, PopulationParams
 from zoo_bandits.smoothing import Tiles, Window
 from zoo_dice.behavior import X as DICE_X
-from zoo_learner import BehaviorSpace, Coordinate
 from zoo_learner.state import from_plain, to_plain
 
-from zoo import ZooError
+from zoo import BehaviorSpace, Coordinate, ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.spec import load_spec_text

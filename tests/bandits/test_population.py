@@ -6,7 +6,8 @@ import pytest
 from zoo_bandits.grid import Grid
 from zoo_bandits.population import Bandit, BanditPopulation, PopulationParams
 from zoo_bandits.smoothing import Window
-from zoo_learner import BehaviorSpace, Coordinate
+
+from zoo import BehaviorSpace, Coordinate
 
 GDI_SPACE = BehaviorSpace((Coordinate("beta1", 0, 50, 1.0), Coordinate("beta2", 0, 50, 1.0),
                            Coordinate("eps", 0, 1, 0.1)), (1.0, 0.0, 1.0))

@@ -11,7 +11,7 @@ import torch
 from zoo_learner.state import to_plain
 
 from zoo.registry import get_registry
-from zoo.run import Interrupted, build_trial, prepare_run, run_unit
+from zoo.run import Interrupted, build_trial, prepare_run, run_trials
 from zoo.spec import load_spec_text
 
 ENV = "env: {type: gohr, rule: paper/color_match, horizon: 30}\n"
@@ -90,10 +90,10 @@ def test_interrupted_run_resumes_to_the_end(agent, tmp_path):
         if interrupt:
             stops = iter([False] * 45)  # stop after about 700 steps (a learn() call makes about 15)
             with pytest.raises(Interrupted):
-                run_unit(folder.path, [0], should_stop=lambda: next(stops, True))
+                run_trials(folder.path, [0], should_stop=lambda: next(stops, True))
             checkpoint = sorted((folder.trial_dir(0) / "checkpoints").iterdir())[-1]  # the interruption's
             stopped_at = json.loads((checkpoint / "agent" / "counters.json").read_text())["steps"]
-        return folder, run_unit(folder.path, [0])[0], stopped_at
+        return folder, run_trials(folder.path, [0])[0], stopped_at
 
     whole, whole_result, _ = run("whole", False)
     resumed, result, stopped_at = run("resumed", True)

@@ -28,7 +28,7 @@ from zoo_learner.state import to_plain
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo.run import Interrupted, build_trial, prepare_run, run_unit
+from zoo.run import Interrupted, build_trial, prepare_run, run_trials
 from zoo.spec import load_spec_text
 
 CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
@@ -128,10 +128,10 @@ def test_zoo_run_resumes_mid_run_exactly_on_gym_vector_envs(tmp_path):
         folder = prepare_run(source, get_registry(), tmp_path / name)
         if interrupt:
             with pytest.raises(Interrupted):
-                run_unit(folder.path, [0], should_stop=lambda: True)
+                run_trials(folder.path, [0], should_stop=lambda: True)
             checkpoints = sorted((folder.trial_dir(0) / "checkpoints").iterdir())
             assert len(checkpoints) == 1 and 0 < int(checkpoints[0].name.split("-")[1]) < 600
-        (result,) = run_unit(folder.path, [0])
+        (result,) = run_trials(folder.path, [0])
         assert result["steps"] >= 600
         return [json.loads(line) for line in (folder.trial_dir(0) / "metrics.jsonl").read_text().splitlines()]
 

@@ -8,8 +8,9 @@ import types
 import pytest
 from zoo_gohr.named_rules import rule_names
 from zoo_gohr.plugin import make_env
+from zoo_gohr.rule_sets import RuleSetEntry
 
-from zoo import RuleSetEntry, hookimpl
+from zoo import hookimpl
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.spec import load_spec_text

@@ -15,8 +15,7 @@ from zoo_gohr_study.leaderboard.scoring import (
     rule_comparisons,
     tournament,
 )
-
-from zoo.stats.ranking import win_counts
+from zoo_report.stats.ranking import win_counts
 
 # three agents of known skill on two rules: good < mid < bad in errors on both
 RULE_1 = {"good": np.array([1.0, 2.0]), "mid": np.array([3.0, 4.0]), "bad": np.array([5.0, 6.0])}

@@ -11,8 +11,7 @@ from gohr_runs import gohr_run
 from scipy import stats
 from zoo_gohr_study import figures, reporter
 from zoo_gohr_study.reporter import compare, labelled, markdown, summarize
-
-from zoo.stats import bootstrap_ci
+from zoo_report.stats import bootstrap_ci
 
 # errors per episode of each trial; hard's TCEs are 8, 8, 10 and easy's 1, 2, 1, 0: every easy trial
 # beats every hard one, so z[easy, hard] = 12, z[hard, easy] = 0 and the ease ratio of easy over hard is 13

@@ -4,7 +4,8 @@ population (learning: test_bandits_learning.py)."""
 import numpy as np
 import pytest
 from zoo_lbc.bandits import UCBBandit, VotingParams, VotingPopulation, vote
-from zoo_learner import BehaviorSpace, Coordinate
+
+from zoo import BehaviorSpace, Coordinate
 
 ARMS = BehaviorSpace((Coordinate("arm", 0.0, 10.0, 1.0),), (0.0,))
 

@@ -12,7 +12,8 @@ the spec's thresholds (return >= 2x the random-selection mean 3.2, mean omega_1 
 import numpy as np
 from zoo_lbc.bandits import VotingParams, VotingPopulation
 from zoo_lbc.behavior import behavior_space
-from zoo_learner import BehaviorSpace, Coordinate
+
+from zoo import BehaviorSpace, Coordinate
 
 ARMS = BehaviorSpace((Coordinate("arm", 0.0, 10.0, 1.0),), (0.0,))
 

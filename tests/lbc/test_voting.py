@@ -11,8 +11,9 @@ import math
 import numpy as np
 import pytest
 from zoo_lbc.bandits import UCBBandit, VotingParams, VotingPopulation
-from zoo_learner import BehaviorSpace, Choice, Coordinate
 from zoo_learner.state import from_plain, to_plain
+
+from zoo import BehaviorSpace, Choice, Coordinate
 
 SPACE = BehaviorSpace((Coordinate("a", 0.0, 6.0, 1.0), Coordinate("b", 0.0, 1.0, 0.25)), (0.0, 0.0))
 

@@ -173,7 +173,7 @@ def test_a_resumed_trial_with_the_tasks_on_ends_as_an_uninterrupted_one(tmp_path
     import test_exact_resume as resume
 
     from zoo.registry import get_registry
-    from zoo.run import Interrupted, execute_run, run_unit
+    from zoo.run import Interrupted, execute_run, run_trials
 
     env, params, budget = resume.SPECS["gdi-h3"]
     monkeypatch.setitem(resume.SPECS, "gdi-h3", (env, params + ", auxiliary: {forward: 1.0, inverse: 1.0, hidden: 8}",
@@ -184,7 +184,7 @@ def test_a_resumed_trial_with_the_tasks_on_ends_as_an_uninterrupted_one(tmp_path
     cut = resume.new_run(tmp_path, "gdi-h3", "cut")
     answers = iter([False] * random.Random(1).randint(1, 3))
     with pytest.raises(Interrupted):
-        run_unit(cut.path, [0], registry=registry, should_stop=lambda: next(answers, True))
+        run_trials(cut.path, [0], registry=registry, should_stop=lambda: next(answers, True))
     assert execute_run(cut, registry, progress=False) == "finished"
     assert resume.rows(cut) == resume.rows(whole)
     assert any("learner/loss_forward" in row for row in resume.rows(whole))

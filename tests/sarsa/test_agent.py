@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import gymnasium
 import numpy as np
 import pytest
+from zoo_report.report import report
 from zoo_sarsa.agent import SarsaAgent, SarsaParams
 
 from zoo import FeatureEntry, NoParams, hookimpl
 from zoo.agent import TrialContext
 from zoo.metrics import MetricLogger
 from zoo.registry import get_registry
-from zoo.report import report
 from zoo.run import execute_run, prepare_run
 from zoo.store import RunFolder
 

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 import numpy as np
+from zoo_report.stats.bands import median_bands
 
 from zoo import __version__
-from zoo.stats.bands import median_bands
 
 from .board import LoadedBoard
 from .cells import CellState

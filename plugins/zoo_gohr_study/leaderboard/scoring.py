@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
-
-from zoo.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, win_counts
+from zoo_report.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, win_counts
 
 #: added to the errors of C.N.M. trials when they are ordered by errors: above any TCE a budget allows
 CNM_OFFSET = 1e15

@@ -1,4 +1,4 @@
-"""The contracts between agents that choose a behavior per episode, meta-controllers, and the substrate.
+"""The contract between agents that choose a behavior per episode and meta-controllers.
 
 An agent registered with ``behavior_space=True`` declares a :class:`BehaviorSpace`: the box its
 per-episode behavior parameters live in (GDI's inverse temperatures and mixing weight, DiCE's
@@ -6,11 +6,6 @@ temperature, ...). At the start of each episode it asks a :class:`MetaController
 :class:`Choice`, acts with that behavior for the whole episode, and reports the raw undiscounted
 episode return back through :meth:`MetaController.update`. The two sides know each other only
 through these types, so any meta-controller drives any such agent.
-
-An agent that wants the actor / replay / learner machinery of the ``learner`` plugin supplies an
-:class:`AgentBuilder`: its behavior space, its network (a :class:`RecurrentNetwork`), its
-:data:`BehaviorPolicy` and its :data:`LossFn`. The ``learner`` plugin (``zoo_learner.agent.SubstrateAgent``)
-runs the rest. This module does not import torch.
 """
 
 from __future__ import annotations
@@ -18,12 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-
-if TYPE_CHECKING:
-    import torch
 
 
 @dataclass(frozen=True)
@@ -145,55 +137,4 @@ class BestRegion(Protocol):
 MetaControllerFactory = Callable[[BehaviorSpace, np.random.Generator], MetaController]
 
 
-@runtime_checkable
-class RecurrentNetwork(Protocol):
-    """The network of an agent on the substrate: recurrent, with advantage and value heads.
-
-    ``step(obs (B, ...), state (B, state_size))`` is ``((adv (B, heads, A), value (B, heads)), next state)``;
-    ``unroll(obs (L, B, ...), state (B, state_size), valid (L, B), burn_in)`` gives the heads on rows
-    ``burn_in..`` of a stored sequence, the rows before only warming the state up. It is a
-    ``torch.nn.Module``: the learner trains its parameters and actors load its ``state_dict``.
-    """
-
-    state_size: int
-
-    def initial_state(self, batch: int) -> torch.Tensor: ...
-
-    def step(self, obs: torch.Tensor, state: torch.Tensor) -> Any: ...
-
-    def unroll(self, obs: torch.Tensor, state: torch.Tensor, valid: torch.Tensor, burn_in: int) -> Any: ...
-
-
-#: ``(adv (n, heads, A), value (n, heads), behavior (n, k)) -> log behavior probabilities (n, A)``:
-#: how an agent acts given its heads and the episode's behavior point (one row per env slot).
-BehaviorPolicy = Callable[["torch.Tensor", "torch.Tensor", "torch.Tensor"], "torch.Tensor"]
-
-#: ``(network, batch) -> (loss, diagnostics)``: one learner update's loss on a time-major batch of
-#: sequences (``obs``, ``action``, ``reward``, ``done``, ``mu``, ``train``, ``valid`` with rows first;
-#: ``state``, ``behavior``, ``arm`` per sequence) and the scalars to log (each as ``learner/<name>``).
-LossFn = Callable[[Any, dict[str, "torch.Tensor"]], tuple["torch.Tensor", dict[str, float]]]
-
-
-@runtime_checkable
-class AgentBuilder(Protocol):
-    """What an agent on the actor / replay / learner substrate defines; the substrate does the rest."""
-
-    def behavior_space(self) -> BehaviorSpace:
-        """The box the meta-controller picks each episode's behavior from."""
-        ...
-
-    def make_network(self, obs_shape: tuple[int, ...], actions: int) -> RecurrentNetwork:
-        """A fresh network (the learner and each actor get their own copy; actors pull the learner's weights)."""
-        ...
-
-    def behavior_policy(self) -> BehaviorPolicy:
-        ...
-
-    def make_loss(self) -> LossFn:
-        ...
-
-
-__all__ = [
-    "AgentBuilder", "BehaviorPolicy", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "LossFn",
-    "MetaController", "MetaControllerFactory", "RecurrentNetwork",
-]
+__all__ = ["BehaviorSpace", "BestRegion", "Choice", "Coordinate", "MetaController", "MetaControllerFactory"]

@@ -6,12 +6,12 @@ import json
 
 import pytest
 import yaml
+from zoo_tune.tune import load_tuning, objective, tune
 
 from zoo.cli import main
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.store import RunFolder, RunIndex
-from zoo.tune import load_tuning, objective, tune
 
 SPEC = """\
 env: {type: gym, id: CartPole-v1}
@@ -81,4 +81,17 @@ def test_a_search_space_is_checked_against_the_spec_before_any_trial(tmp_path):
     with pytest.raises(SpecError) as caught:
         load_tuning(_files(tmp_path, **{"low: 1.0e-4, high: 1.0e-2": "low: 1.0, high: 0.5"}))
     assert str(caught.value).startswith(f"{tmp_path / 'cart.yaml'}:6:3: space.agent.learning_rate: need low < high (and low > 0 on a log scale)")
+    assert not (tmp_path / "runs").exists()
+
+
+def test_zoo_validate_checks_a_tuning_file_and_its_space_against_the_spec(tmp_path, capsys):
+    good = _files(tmp_path, n_trials=7)
+    assert main(["validate", str(good)]) == 0
+    assert capsys.readouterr().out == f"ok: {good} (tuning: cart: 7 trials over 2 values of spec.yaml)\n"
+    assert main(["validate", "--build", str(good)]) == 0
+    assert capsys.readouterr().out.endswith("values of spec.yaml, built)\n")
+
+    bad = _files(tmp_path, **{"agent.learning_rate:": "agent.learnin_rate:"})
+    assert main(["validate", str(bad)]) == 2
+    assert "agent.learnin_rate: unknown field 'learnin_rate' (did you mean 'learning_rate'?)" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from zoo.stats.bands import median_bands
+from zoo_report.stats.bands import median_bands
 
 
 def test_median_bands_match_a_plain_row_bootstrap():

@@ -7,12 +7,13 @@ import types
 
 import numpy as np
 import pytest
+from zoo_report.report import compare, report
+from zoo_report.stats import bootstrap_ci, one_sided_u_tests
 
 from zoo import ReporterEntry, hookimpl
 from zoo.errors import ZooError
 from zoo.registry import Registry
-from zoo.report import compare, final_returns, report
-from zoo.stats import bootstrap_ci, one_sided_u_tests
+from zoo.returns import final_returns
 from zoo.store import create_run_folder
 
 

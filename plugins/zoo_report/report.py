@@ -14,17 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .entries import ReporterEntry
-from .errors import ZooError
-from .metrics import read_metrics
-from .registry import Registry
+from zoo import ReporterEntry, ZooError
+from zoo.registry import Registry
+from zoo.returns import final_returns, trial_returns
+from zoo.store import RunFolder, atomic_write_text, read_json
+
 from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
-from .store import RunFolder, atomic_write_text, read_json
 
 log = logging.getLogger("zoo")
-
-FINAL_FRACTION = 0.1  # the final return of a trial: mean over its last 10% of episodes
-
 
 def reporter_for(registry: Registry, env: str) -> ReporterEntry | None:
     """The registered reporter of an environment, if a plugin provides one."""
@@ -99,25 +96,6 @@ def _flatten(value: Any, prefix: str = ""):
         yield prefix[:-1], value
 
 
-def trial_returns(run: RunFolder) -> list[list[tuple[int, float]]]:
-    """Per trial, the (step, return) of each training episode."""
-    trials = []
-    for trial_dir in sorted((run.path / "trials").glob("[0-9]*")):
-        rows = read_metrics(trial_dir / "metrics.jsonl")
-        trials.append([(row["step"], row["episode_return"]) for row in rows if row.get("episode_return") is not None])
-    return trials
-
-
-def final_returns(run: RunFolder) -> np.ndarray:
-    """Each trial's mean return over its last 10% of episodes."""
-    finals = []
-    for episodes in trial_returns(run):
-        if episodes:
-            tail = max(1, int(len(episodes) * FINAL_FRACTION))
-            finals.append(float(np.mean([r for _, r in episodes[-tail:]])))
-    return np.array(finals)
-
-
 def _summary(run: RunFolder) -> dict[str, Any]:
     manifest = run.manifest()
     finals = final_returns(run)
@@ -130,20 +108,6 @@ def _summary(run: RunFolder) -> dict[str, Any]:
         low, high = bootstrap_ci(finals)
         row["final_return_ci95"] = [float(low), float(high)]
     return row
-
-
-def run_result(path: Path) -> str | None:
-    """A run's headline for listings: the mean evaluation return over its trials, else the median final return."""
-    run = RunFolder(path)
-    try:
-        evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((path / "trials").glob("*/result.json"))]
-        evals = [e for e in evals if e is not None]
-        if evals:
-            return f"eval {np.mean(evals):.2f}"
-        finals = final_returns(run)
-    except (OSError, ValueError, AttributeError, ZooError):
-        return None
-    return f"final {np.median(finals):.2f}" if len(finals) else None
 
 
 def generic_report(runs: list[RunFolder], out: Path) -> list[Path]:

@@ -31,11 +31,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import SpecError, ZooError
-from .overrides import Overrides
-from .registry import Registry
-from .store import RunFolder, atomic_write_json, atomic_write_text, read_json
-from .yamlio import load_file
+from zoo.errors import SpecError, ZooError
+from zoo.overrides import Overrides
+from zoo.registry import Registry
+from zoo.store import RunFolder, atomic_write_json, atomic_write_text, read_json
+from zoo.yamlio import load_file
 
 RECENT_EPISODES = 10  # the intermediate value a pruner sees: the mean return of the last ten training episodes
 
@@ -191,24 +191,39 @@ def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrid
     return _write_summary(study, home, Path(runs_dir))
 
 
-def _check_space(spec_path: Path, settings: TuningFile, registry: Registry, base: Overrides) -> None:
-    """Every path of the space must name a field of the spec: validate the spec at each range's low end."""
-    from .spec import parse_spec
+def _check_space(spec_path: Path, settings: TuningFile, registry: Registry, base: Overrides):
+    """Every path of the space must name a field of the spec: the spec validated at each range's low end."""
+    from zoo.spec import parse_spec
 
     sets = list(base.sets)
     for path, dist in settings.space.items():
         value = dist.choices[0] if isinstance(dist, Categorical) else dist.low
         sets.append(f"{path}={json.dumps(value)}")
-    parse_spec(replace(base, sets=tuple(sets)).apply(load_file(spec_path)), registry)
+    return parse_spec(replace(base, sets=tuple(sets)).apply(load_file(spec_path)), registry)
+
+
+def check_tuning(path: Path, registry: Registry, build: bool) -> str:
+    """``zoo validate`` of a tuning file: its settings, and its spec with every path of the space set.
+
+    With `build`, the spec at the low end of every range is also built once, as ``zoo train`` does.
+    """
+    from zoo.run import preflight
+
+    settings = load_tuning(path)
+    spec = _check_space(Path(path).parent / settings.spec, settings, registry, Overrides())
+    if build:
+        preflight(spec, registry)
+    return (f"{settings.name or Path(path).stem}: {settings.n_trials} trials over {len(settings.space)} "
+            f"values of {settings.spec}{', built' if build else ''}")
 
 
 def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base) -> None:
     """Train one Optuna trial as a run, reporting its running return so the pruner can stop it."""
     from optuna.trial import TrialState
 
-    from .console import StopFlag
-    from .run import backend_for, prepare_run
-    from .trials import Interrupted, load_run_spec, trial_groups
+    from zoo.console import StopFlag
+    from zoo.run import backend_for, prepare_run
+    from zoo.trials import Interrupted, load_run_spec, trial_groups
 
     values = suggest(trial, settings.space)
     run_name = f"{name}.t{trial.number:03d}"
@@ -257,7 +272,7 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
 
 
 def _recent_return(folder: RunFolder, trial_index: int) -> float | None:
-    from .metrics import read_metrics
+    from zoo.metrics import read_metrics
 
     rows = read_metrics(folder.trial_dir(trial_index) / "metrics.jsonl")
     returns = [row["episode_return"] for row in rows if row.get("episode_return") is not None]
@@ -268,7 +283,7 @@ def objective(folder: RunFolder) -> float | None:
     """The evaluation return averaged over a run's trials, else its final training return."""
     import numpy as np
 
-    from .report import final_returns
+    from zoo.returns import final_returns
 
     evals = [read_json(p).get("eval_mean") for p in sorted((folder.path / "trials").glob("*/result.json"))]
     evals = [e for e in evals if e is not None]

@@ -1,11 +1,10 @@
-"""zoo.stats' intervals and rank tests: known answers, both sides of each test, and the defaults they document."""
+"""zoo_report.stats' intervals and rank tests: known answers, both sides of each test, and the defaults they document."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from zoo.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
+from zoo_report.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
 
 
 def test_too_few_to_test_refuses_below_three_trials_on_either_side():

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from zoo_gohr_study.errors import converged
-
-from zoo.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, u_test_matrix, win_counts
+from zoo_report.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, u_test_matrix, win_counts
 
 
 def test_win_counts_and_ease_ratio_by_hand():

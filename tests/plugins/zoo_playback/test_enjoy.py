@@ -123,7 +123,7 @@ def test_bad_input_is_one_line_and_writes_nothing(cartpole, tmp_path, capsys, mo
 
 
 def test_an_interrupted_film_leaves_no_partial_video(cartpole, tmp_path, capsys, monkeypatch):
-    from zoo import enjoy
+    from zoo_playback import enjoy
 
     step = enjoy.Watched.step
 

@@ -1,0 +1,46 @@
+"""The ``zoo tune`` command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from zoo.cli import (
+    BackendType,
+    address_option,
+    backend_option,
+    backend_overrides,
+    seed_option,
+    set_option,
+    trials_option,
+)
+from zoo.errors import ZooError
+from zoo.overrides import Overrides
+from zoo.registry import get_registry
+from zoo.store import default_runs_dir
+
+
+def tune(
+    tuning: Path = typer.Argument(..., help="The tuning file (YAML): a spec, a search space and Optuna's settings."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir",
+                                         help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs)."),
+    sets: list[str] = set_option(),
+    seed: int | None = seed_option(),
+    trials: int | None = trials_option(),
+    n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Optuna trials in all (default: the file's n_trials)."),
+    backend: BackendType | None = backend_option(),
+    address: str | None = address_option(),
+) -> None:
+    """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
+    from .tune import tune as run_tuning
+
+    root = runs_dir or default_runs_dir()
+    base = Overrides(tuple(sets), seed, trials, **backend_overrides(backend, address))
+    summary = run_tuning(tuning, get_registry(), root, base=base, n_trials=n_trials)
+    best = summary.get("best")
+    if best is None:
+        raise ZooError(f"no trial of {summary['study']} completed (all pruned or failed); widen the space or the pruner")
+    typer.echo(f"best: trial {best['number']} ({best['run']}), value {best['value']:.4g}, "
+               + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in best["params"].items()))
+    typer.echo(str(root / f"{summary['study']}.tune" / "best.yaml"))

@@ -1,0 +1,90 @@
+"""Kinds of entries that plugins declare with ``register_kinds``, each with a registration hook of its own."""
+
+from __future__ import annotations
+
+import logging
+import types
+from dataclasses import dataclass
+
+from zoo import KindEntry, hookimpl, hookspec
+from zoo.entries import Entry
+from zoo.registry import Registry
+
+
+@dataclass(frozen=True)
+class WidgetEntry(Entry):
+    size: int = 0
+
+
+class WidgetSpecs:
+    @hookspec
+    def register_widgets(register):
+        """Contribute widgets."""
+
+
+WIDGETS = KindEntry(name="widget", hookspecs=WidgetSpecs, hook="register_widgets", entry=WidgetEntry, label="widget")
+
+
+def declarer(kind: KindEntry = WIDGETS):
+    def register_kinds(register):
+        register(kind)
+
+    def register_widgets(register):
+        register(WidgetEntry(name="own", size=1))
+
+    return types.SimpleNamespace(register_kinds=hookimpl(register_kinds), register_widgets=hookimpl(register_widgets))
+
+
+def contributor(name: str):
+    def register_widgets(register):
+        register(WidgetEntry(name=name, size=2))
+
+    return types.SimpleNamespace(register_widgets=hookimpl(register_widgets))
+
+
+def test_plugins_loaded_before_and_after_the_declaring_one_contribute(caplog):
+    registry = Registry()
+    assert registry.add("early", contributor("from-early"))
+    assert registry.add("widgets", declarer())
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        assert registry.add("late", contributor("from-late"))
+    assert sorted(registry.entries["widget"]) == ["from-early", "from-late", "own"]
+    assert registry.get("widget", "from-early").plugin == "early"
+    assert registry.kinds["widget"] == ("register_widgets", WidgetEntry, "widget")
+    assert "register_widgets" in registry.known_hooks()
+    assert registry.plugins["late"].hooks == ("register_widgets",)
+    assert caplog.text == ""  # the late plugin's hook is a known one: no 'is no zoo hook' warning
+
+
+def test_a_kind_whose_hookspecs_lack_its_hook_is_refused(caplog):
+    registry = Registry()
+    broken = KindEntry(name="widget", hookspecs=types.SimpleNamespace(), hook="register_widgets", entry=WidgetEntry,
+                       label="widget")
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        assert registry.add("widgets", declarer(broken))
+    assert "widget" not in registry.kinds
+    assert "entry kind 'widget' refused: its hookspecs must hold a function 'register_widgets' marked with @zoo.hookspec" in caplog.text
+
+
+def test_a_kind_may_not_take_a_kernel_kinds_name(caplog):
+    registry = Registry()
+    clash = KindEntry(name="env", hookspecs=WidgetSpecs, hook="register_widgets", entry=WidgetEntry, label="widget")
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        registry.add("widgets", declarer(clash))
+    assert "entry kind 'env' refused: a kind of that name exists" in caplog.text
+    assert registry.kinds["env"][2] == "environment"
+
+
+def test_a_declaring_plugin_whose_hook_raises_leaves_no_kind_behind(caplog):
+    registry = Registry()
+    plugin = declarer()
+
+    def register_widgets(register):
+        raise RuntimeError("broken widget")
+
+    plugin.register_widgets = hookimpl(register_widgets)
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        assert not registry.add("widgets", plugin)
+    assert "widget" not in registry.kinds and "register_widgets" not in registry.known_hooks()
+    assert "RuntimeError: broken widget" in registry.failures["widgets"]

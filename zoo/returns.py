@@ -1,0 +1,47 @@
+"""A run's returns out of its metrics: each trial's episodes, final returns, and its headline for listings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ZooError
+from .metrics import read_metrics
+from .store import RunFolder
+
+FINAL_FRACTION = 0.1  # the final return of a trial: mean over its last 10% of episodes
+
+
+def trial_returns(run: RunFolder) -> list[list[tuple[int, float]]]:
+    """Per trial, the (step, return) of each training episode."""
+    trials = []
+    for trial_dir in sorted((run.path / "trials").glob("[0-9]*")):
+        rows = read_metrics(trial_dir / "metrics.jsonl")
+        trials.append([(row["step"], row["episode_return"]) for row in rows if row.get("episode_return") is not None])
+    return trials
+
+
+def final_returns(run: RunFolder) -> np.ndarray:
+    """Each trial's mean return over its last 10% of episodes."""
+    finals = []
+    for episodes in trial_returns(run):
+        if episodes:
+            tail = max(1, int(len(episodes) * FINAL_FRACTION))
+            finals.append(float(np.mean([r for _, r in episodes[-tail:]])))
+    return np.array(finals)
+
+
+def run_result(path: Path) -> str | None:
+    """A run's headline for listings: the mean evaluation return over its trials, else the median final return."""
+    run = RunFolder(path)
+    try:
+        evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((path / "trials").glob("*/result.json"))]
+        evals = [e for e in evals if e is not None]
+        if evals:
+            return f"eval {np.mean(evals):.2f}"
+        finals = final_returns(run)
+    except (OSError, ValueError, AttributeError, ZooError):
+        return None
+    return f"final {np.median(finals):.2f}" if len(finals) else None
