@@ -8,6 +8,9 @@ substrate types, such as :class:`zoo.substrate.AgentBuilder`, live in :mod:`zoo.
 from .agent import Agent, TrialContext
 from .entries import (
     AgentEntry,
+    BackendEntry,
+    BackendOption,
+    BackendParams,
     DocumentEntry,
     EnvEntry,
     FeatureEntry,
@@ -27,7 +30,7 @@ from .trained import load_agent
 __version__ = "0.1.0"
 
 __all__ = [
-    "Agent", "AgentEntry", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
+    "Agent", "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
     "FeatureEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
     "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
     "__version__",
