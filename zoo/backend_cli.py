@@ -3,7 +3,7 @@
 A command decorated with `backend_options` declares one parameter, ``backend: BackendChoice``. In its place the
 command line shows ``--backend`` and every option of every registered backend (`zoo.BackendOption`), read from
 the registry when typer builds the command, so that a plugin's backend brings its own options
-(``--address`` of the ray backend). An option given without ``--backend`` selects the backend it belongs to.
+(a cluster backend's ``--address``). An option given without ``--backend`` selects the backend it belongs to.
 """
 
 from __future__ import annotations
@@ -90,8 +90,8 @@ def choose_backend(name: str | None, options: list[tuple[str, str, str, object]]
     owners = sorted({backend for backend, *_ in options})
     if len(owners) > 1 or (owners and name is not None and owners[0] != name):
         chosen = f"--backend {name}" if name is not None else f"the options of backend '{owners[0]}'"
-        strays = [flag for backend, flag, *_ in options if backend != (name or owners[0])]
-        raise ZooError(f"{', '.join(strays)}: an option of another backend than {chosen}; give the options of one backend")
+        foreign = [flag for backend, flag, *_ in options if backend != (name or owners[0])]
+        raise ZooError(f"{', '.join(foreign)}: an option of another backend than {chosen}; give the options of one backend")
     return BackendChoice(name or (owners[0] if owners else None),
                          tuple((flag, field, value) for _, flag, field, value in options))
 

@@ -62,7 +62,9 @@ def import_ray():
 
 
 def check(params: RayParams) -> None:
-    """Refuse, before a run folder exists, a cluster address that cannot be joined (a private Ray is started by `connect`)."""
+    """Refuse, before a run folder exists, a machine without Ray and a cluster address that cannot be joined
+    (a private Ray is started when the run starts)."""
+    import_ray()
     if params.address is not None:
         connect(params)
 
