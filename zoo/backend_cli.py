@@ -20,6 +20,7 @@ from .errors import ZooError
 from .registry import get_registry
 
 log = logging.getLogger("zoo")
+_warned: set[tuple[str, str]] = set()  # (backend, flag) of the options refused, each warned about once
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,6 @@ class backend_options:  # noqa: N801 (used as a decorator, named like one)
         self.command = command
         self.__name__, self.__qualname__ = command.__name__, command.__qualname__
         self.__module__, self.__doc__ = command.__module__, command.__doc__
-        self._options: list[tuple[str, str, Any]] | None = None  # (parameter, backend, option)
 
     @property
     def __signature__(self) -> inspect.Signature:
@@ -48,7 +48,7 @@ class backend_options:  # noqa: N801 (used as a decorator, named like one)
             "backend", inspect.Parameter.KEYWORD_ONLY, annotation=str | None,
             default=typer.Option(None, "--backend", metavar="NAME",
                                  help="Override the spec's backend type (zoo list backend shows them; docs/plugins.md).")))
-        for parameter, backend, option in self._backend_options(_flags(own)):
+        for parameter, backend, option in self._backend_options():
             parameters.append(inspect.Parameter(
                 parameter, inspect.Parameter.KEYWORD_ONLY, annotation=option.type | None,
                 default=typer.Option(None, option.flag, metavar=option.metavar,
@@ -59,23 +59,25 @@ class backend_options:  # noqa: N801 (used as a decorator, named like one)
     def __annotations__(self) -> dict[str, Any]:  # what typing.get_type_hints reads
         return {name: p.annotation for name, p in self.__signature__.parameters.items()}
 
-    def _backend_options(self, taken: set[str]) -> list[tuple[str, str, Any]]:
-        """Every registered backend's options whose flag is free, as (parameter name, backend, option)."""
-        if self._options is None:
-            registry, self._options = get_registry(), []
-            for backend in registry.names("backend"):
-                for option in registry.entries["backend"][backend].options:
-                    if option.flag in taken:
+    def _backend_options(self) -> list[tuple[str, str, Any]]:
+        """Every registered backend's options whose flag is free, as (parameter name, backend, option); read from
+        the registry at each call, so the command line and the call that follows it agree."""
+        registry, taken, found = get_registry(), _flags(inspect.signature(self.command)) | {"--backend"}, []
+        for backend in registry.names("backend"):
+            for option in registry.entries["backend"][backend].options:
+                if option.flag in taken:
+                    if (backend, option.flag) not in _warned:
+                        _warned.add((backend, option.flag))
                         log.warning("backend '%s': its option %s is taken by the command or another backend; ignored",
                                     backend, option.flag)
-                        continue
-                    taken.add(option.flag)
-                    self._options.append((f"backend_option_{len(self._options)}", backend, option))
-        return self._options
+                    continue
+                taken.add(option.flag)
+                found.append((f"backend_option_{len(found)}", backend, option))
+        return found
 
     def __call__(self, **kwargs: Any) -> Any:
         name = kwargs.pop("backend")
-        given = [(backend, option, kwargs.pop(parameter)) for parameter, backend, option in self._backend_options(set())]
+        given = [(backend, option, kwargs.pop(parameter)) for parameter, backend, option in self._backend_options()]
         kwargs["backend"] = choose_backend(name, [(backend, option.flag, option.field, value)
                                                   for backend, option, value in given if value is not None])
         return self.command(**kwargs)

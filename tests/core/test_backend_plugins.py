@@ -4,7 +4,9 @@ built-in ones; and the kernel imports no backend of a plugin's (Ray)."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import logging
 import re
 import signal
 import subprocess
@@ -13,10 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
+import typer
 import yaml
 from conftest import ZooCli
 from ray_runs import LOCAL, numbers, train, write_spec
 
+from zoo import BackendEntry, BackendOption, BackendParams, NoParams, backend_cli, hookimpl
+from zoo.registry import Registry
 from zoo.store import RunFolder
 
 ROOT = Path(__file__).parents[2]
@@ -115,3 +120,62 @@ def test_the_kernel_neither_imports_nor_names_ray():
     named = [f"{path}:{number}" for path in sorted((ROOT / "zoo").rglob("*.py"))
              for number, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"\bray\b", line, re.I)]
     assert named == []
+
+
+class _Plugin:
+    """A plugin object registering the given backend entries."""
+
+    def __init__(self, *entries):
+        self.entries = entries
+
+    @hookimpl
+    def register_backends(self, register):
+        for entry in self.entries:
+            register(entry)
+
+
+class _Params(BackendParams):
+    queue: str = "default"
+
+
+def _trains(params, registry, batched):
+    raise AssertionError("not trained here")
+
+
+@pytest.mark.parametrize(("entry", "problem"), [
+    (BackendEntry(name="plain", params=NoParams, factory=_trains), "its params must derive from zoo.BackendParams"),
+    (BackendEntry(name="typo", params=_Params, factory=_trains, options=(BackendOption("--queue", "queu"),)),
+     "its option --queue sets the field 'queu', which its params lack (did you mean 'queue'?)"),
+    (BackendEntry(name="flag", params=_Params, factory=_trains, options=(BackendOption("-q", "queue"),)),
+     "its option '-q' is no flag such as '--address'"),
+    (BackendEntry(name="caps", params=_Params, factory=_trains, capabilities={"x"}),
+     "its capabilities must be a frozenset of strings"),
+])
+def test_a_backend_that_cannot_work_is_refused_by_name(entry, problem, caplog):
+    registry = Registry()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        registry.add("mine", _Plugin(entry))
+    assert entry.name not in registry.entries["backend"]
+    assert f"backend '{entry.name}' refused: {problem}" in caplog.text
+
+
+def test_the_local_name_is_the_kernels_and_a_taken_flag_is_left_out(monkeypatch, caplog):
+    registry = Registry()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        registry.add("mine", _Plugin(
+            BackendEntry(name="local", params=_Params, factory=_trains),
+            BackendEntry(name="queued", params=_Params, factory=_trains,
+                         options=(BackendOption("--seed", "queue"), BackendOption("--queue", "queue")))))
+    assert registry.entries["backend"]["local"].plugin == "core"
+    assert "already registered by built-in plugin 'core'" in caplog.text
+    monkeypatch.setattr(backend_cli, "get_registry", lambda: registry)
+
+    def run(seed: int | None = typer.Option(None, "--seed"), *, backend: backend_cli.BackendChoice):
+        return backend
+
+    command = backend_cli.backend_options(run)
+    flags = [p.default.param_decls[0] for p in inspect.signature(command).parameters.values()]
+    assert flags == ["--seed", "--backend", "--queue"]
+    assert "backend 'queued': its option --seed is taken" in caplog.text
+    chosen = command(seed=None, backend=None, backend_option_0="fast")
+    assert chosen == backend_cli.BackendChoice("queued", (("--queue", "queue", "fast"),))
