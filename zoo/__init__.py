@@ -30,8 +30,8 @@ from .trained import load_agent
 __version__ = "0.1.0"
 
 __all__ = [
-    "Agent", "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
-    "FeatureEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
+    "Agent", "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "BehaviorSpace", "BestRegion", "Choice",
+    "Coordinate", "DocumentEntry", "EnvEntry", "FeatureEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
     "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
     "__version__",
 ]

@@ -89,7 +89,8 @@ def connect(params: RayParams):
 
 
 class _Session:
-    """The Ray this module started or joined (None: none, or the caller's), and the temp folder of a private one."""
+    """Whether this module started or joined the Ray of this process (not: no Ray, or the caller's), and the
+    temp folder of a private one."""
 
     began = False
     temp_dir: str | None = None
@@ -189,6 +190,12 @@ class RayTrials:
 
     def train(self, run_path: Path, groups: list[list[int]], stop: StopFlag, report: Report) -> None:
         ray = connect(self.params)
+        try:
+            self._train(ray, run_path, groups, stop, report)
+        finally:
+            release()
+
+    def _train(self, ray, run_path: Path, groups: list[list[int]], stop: StopFlag, report: Report) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         folder = RunFolder(run_path)
@@ -232,7 +239,6 @@ class RayTrials:
             for ref, _ in running.values():  # only when this process is itself aborting (a second Ctrl-C)
                 ray.cancel(ref, force=True)
             ray.kill(mailbox)
-            release()
         if failures:
             details = "\n".join(f.details for f in failures if f.details)
             raise WorkerFailed("; ".join(map(str, failures)), details or None)
