@@ -108,6 +108,7 @@ def test_backend_switches_type_keeping_the_keys_every_backend_has():
     assert Overrides(backend="local").apply(on_ray).data["backend"] == {"workers": 3, "type": "local"}
     assert Overrides(backend="ray").apply(on_ray).data["backend"] == on_ray.data["backend"]
     local = load_text("backend: {workers: 2, torch_threads: 2}\n", "spec.yaml")
-    overridden = Overrides(backend="ray", address="ray://head:10001").apply(local)
+    overridden = Overrides(backend="ray", backend_fields=(("--address", "address", "ray://head:10001"),)).apply(local)
     assert overridden.data["backend"] == {"workers": 2, "torch_threads": 2, "type": "ray", "address": "ray://head:10001"}
-    assert Overrides(backend="ray", address="auto").as_list() == ["--backend ray", "--address auto"]
+    assert Overrides(backend="ray", backend_fields=(("--address", "address", "auto"),)).as_list() == [
+        "--backend ray", "--address auto"]

@@ -118,7 +118,7 @@ def test_entry_points_load_and_a_broken_import_is_named(fake_entry_points, monke
     registry = Registry()
     with caplog.at_level(logging.WARNING, logger="zoo"):
         registry.load_entry_points()
-    assert sorted(registry.plugins) == ["alpha", "beta"]
+    assert sorted(registry.plugins) == ["alpha", "beta", "core"]  # core: the kernel's own, always in (the local backend)
     assert f"plugin 'broken' failed to import fake:broken ({__file__}:{_FakeEntryPoint.RAISES_AT}): " \
            "ImportError: No module named 'missing_dependency'" in caplog.text
     with pytest.raises(ZooError, match="plugins that failed to load: broken"):
@@ -129,7 +129,7 @@ def test_zoo_plugins_restricts(fake_entry_points, monkeypatch):
     monkeypatch.setenv("ZOO_PLUGINS", "beta")
     registry = Registry()
     registry.load_entry_points()
-    assert list(registry.plugins) == ["beta"] and not registry.failures
+    assert list(registry.plugins) == ["core", "beta"] and not registry.failures  # the kernel's own is always in
 
 
 def test_zoo_disable_plugins_blocks(fake_entry_points, monkeypatch):
@@ -137,7 +137,7 @@ def test_zoo_disable_plugins_blocks(fake_entry_points, monkeypatch):
     monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "broken, alpha")
     registry = Registry()
     registry.load_entry_points()
-    assert list(registry.plugins) == ["beta"] and not registry.failures
+    assert list(registry.plugins) == ["core", "beta"] and not registry.failures  # the kernel's own is always in
 
 
 def test_builtins_load_through_the_entry_point_group():
@@ -285,7 +285,7 @@ def test_builtins_load_first_and_keep_their_names(monkeypatch, caplog):
     registry = Registry()
     with caplog.at_level(logging.WARNING, logger="zoo"):
         registry.load_entry_points()
-    assert list(registry.plugins) == ["zz-builtin", "aa-thirdparty"]
+    assert list(registry.plugins) == ["core", "zz-builtin", "aa-thirdparty"]
     assert registry.get("env", "chain").plugin == "zz-builtin" and registry.get("env", "grid").plugin == "aa-thirdparty"
     assert [r.getMessage() for r in caplog.records] == [
         "plugin 'aa-thirdparty' registers environment 'chain', already registered by built-in plugin 'zz-builtin'; ignored"

@@ -9,6 +9,9 @@ from .agent import Agent, TrialContext
 from .behavior import BehaviorSpace, BestRegion, Choice, Coordinate, MetaController, MetaControllerFactory
 from .entries import (
     AgentEntry,
+    BackendEntry,
+    BackendOption,
+    BackendParams,
     DocumentEntry,
     EnvEntry,
     FeatureEntry,
@@ -27,8 +30,9 @@ from .trained import load_agent
 __version__ = "0.1.0"
 
 __all__ = [
-    "Agent", "AgentEntry", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
-    "FeatureEntry", "KindEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
-    "Params", "ReporterEntry", "TrialContext", "ZooError", "hookimpl", "hookspec", "load_agent", "seeded_env",
+    "Agent", "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "BehaviorSpace", "BestRegion", "Choice",
+    "Coordinate", "DocumentEntry", "EnvEntry", "FeatureEntry", "KindEntry", "MetaController", "MetaControllerEntry",
+    "MetaControllerFactory", "MetricLogger", "NoParams", "Params", "ReporterEntry", "TrialContext", "ZooError",
+    "hookimpl", "hookspec", "load_agent", "seeded_env",
     "__version__",
 ]

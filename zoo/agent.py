@@ -23,8 +23,9 @@ class TrialContext:
     ``budget`` is the trial's whole budget (``budget.unit``, ``budget.amount``), for schedules that run over it;
     ``meta_controller(behavior_space, rng)`` builds the spec's meta-controller, when there is one;
     ``make_vector_env(num_envs, seed)`` builds the env's vector form, when its plugin registers one;
-    ``backend`` is the spec's backend block (``backend.type``: where the trial runs), for agents that
-    launch processes of their own.
+    ``backend`` is the spec's backend block (``backend.type``: where the trial runs), and
+    ``backend_capabilities`` what its backend entry offers a trial (`zoo.BackendEntry.capabilities`),
+    for agents that launch processes of their own.
     """
 
     seed: int
@@ -38,6 +39,7 @@ class TrialContext:
     torch_threads: int = 1
     make_vector_env: Callable[[int, int | None], Any] | None = None
     backend: Any = None
+    backend_capabilities: frozenset[str] = frozenset()
 
 
 class Agent(ABC):

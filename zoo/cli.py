@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from enum import StrEnum
 from pathlib import Path
 
 import typer
 
+from .backend_cli import BackendChoice, backend_options
 from .errors import RunFailed, ZooError, error_message
 from .overrides import Overrides
 from .registry import KINDS, get_registry
@@ -47,27 +47,6 @@ def trials_option():
     return typer.Option(None, "--trials", min=1, max=100_000, help="Override the spec's number of trials.")
 
 
-class BackendType(StrEnum):
-    local = "local"
-    ray = "ray"
-
-
-def backend_option():
-    return typer.Option(None, "--backend", help="Override the spec's backend type: local processes, or Ray tasks (docs/ray.md).")
-
-
-def address_option():
-    return typer.Option(None, "--address", metavar="ADDR",
-                        help="The Ray cluster to join: auto, ray://HOST:PORT or HOST:PORT (default: start Ray here).")
-
-
-def backend_overrides(backend: BackendType | None, address: str | None) -> dict:
-    """The Overrides fields of --backend and --address (--address alone means the ray backend)."""
-    if address is not None and backend is None:
-        backend = BackendType.ray
-    return {"backend": backend.value if backend else None, "address": address}
-
-
 def _runs_dir(value: Path | None) -> Path:
     from .store import default_runs_dir
 
@@ -87,6 +66,7 @@ def validate(
 
 
 @app.command()
+@backend_options
 def train(
     spec: Path = typer.Argument(..., help="The run spec (YAML)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
@@ -95,14 +75,14 @@ def train(
     sets: list[str] = set_option(),
     seed: int | None = seed_option(),
     trials: int | None = trials_option(),
-    backend: BackendType | None = backend_option(),
-    address: str | None = address_option(),
+    *,
+    backend: BackendChoice,
 ) -> None:
     """Validate a spec (with any overrides), create its run folder and train every trial."""
     from .run import execute_run, prepare_run
 
     registry = get_registry()
-    overrides = Overrides(tuple(sets), seed, trials, **backend_overrides(backend, address))
+    overrides = Overrides(tuple(sets), seed, trials, backend.backend, backend.backend_fields)
     folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
     typer.echo(f"run folder: {folder.path}", err=True)
     _finish(execute_run(folder, registry, progress=progress), folder)

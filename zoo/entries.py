@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Params(BaseModel):
@@ -115,3 +115,44 @@ class KindEntry(Entry):
     hook: str = ""
     entry: type[Entry] = Entry
     label: str = ""
+
+
+class BackendParams(Params):
+    """The fields every backend's params have (derive a backend's params from this): the trial groups run
+    at once, and the torch threads of each; ``--backend`` of another type keeps these two."""
+
+    workers: int = Field(default=1, ge=1, le=256, description="trials run at once, each in its own process when > 1")
+    torch_threads: int = Field(default=1, ge=1, le=256, description="torch intra-op threads per process")
+
+
+@dataclass(frozen=True)
+class BackendOption:
+    """A command-line option a backend adds to the commands that start runs (``zoo train``, ``zoo study``...).
+
+    ``--FLAG VALUE`` sets the spec's ``backend.FIELD``; given without ``--backend`` it selects this backend.
+    """
+
+    flag: str
+    field: str
+    help: str = ""
+    metavar: str = "VALUE"
+    type: type = str
+
+
+@dataclass(frozen=True)
+class BackendEntry(Entry):
+    """Where a run's trial groups train: ``factory(params, registry, batched) -> backend``, an object with
+    ``train(run_path, groups, stop, report)`` (see :class:`zoo.workers.Backend`); `batched` says whether
+    the run's agent trains each group's trials together.
+
+    ``check(params)``, when given, is called before a run folder is created, to refuse a backend that cannot
+    be reached. ``options`` are the command-line options it adds. ``capabilities`` name what a trial running
+    on it may use besides its own process (an agent asks ``context.backend_capabilities``); their meaning
+    is agreed between the backend's plugin and the agents that use them.
+    """
+
+    params: type[BaseModel] = BackendParams
+    factory: Callable[..., Any] | None = None
+    check: Callable[[Any], None] | None = None
+    options: tuple[BackendOption, ...] = ()
+    capabilities: frozenset[str] = frozenset()

@@ -9,16 +9,19 @@ functions are linted for hooks that would silently never be called.
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .entries import DocumentEntry, Entry, KindEntry, ReporterEntry
+from .entries import BackendEntry, BackendParams, DocumentEntry, Entry, KindEntry, ReporterEntry
 from .errors import did_you_mean
 from .hookspecs import PROJECT
 
 #: the spec key that names an entry; a params model may not declare it
 RESERVED_FIELDS = ("type",)
+#: a backend's command-line flag: two dashes, then lower-case words joined by dashes
+OPTION_FLAG = re.compile(r"--[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
 
 def entry_problem(entry: Entry) -> str | None:
@@ -31,6 +34,10 @@ def entry_problem(entry: Entry) -> str | None:
     for attribute in callables:
         if not callable(getattr(entry, attribute)):
             return f"its {attribute} must be callable, got {type(getattr(entry, attribute)).__name__}"
+    if isinstance(entry, BackendEntry):
+        problem = _backend_problem(entry)
+        if problem is not None:
+            return problem
     if isinstance(entry, DocumentEntry) and not (entry.marker and all(isinstance(key, str) for key in entry.marker)):
         return "its marker must name the top-level keys that identify its files (without any, every file would match)"
     if isinstance(entry, KindEntry):
@@ -47,6 +54,23 @@ def kind_problem(kind: KindEntry) -> str | None:
     spec = getattr(kind.hookspecs, kind.hook, None) if kind.hook else None
     if not hasattr(spec, f"{PROJECT}_spec"):
         return f"its hookspecs must hold a function '{kind.hook}' marked with @zoo.hookspec"
+    return None
+
+
+def _backend_problem(entry: BackendEntry) -> str | None:
+    """Why a backend entry's params, options or capabilities cannot work, in one phrase; None when they can."""
+    if not (isinstance(entry.params, type) and issubclass(entry.params, BackendParams)):
+        return "its params must derive from zoo.BackendParams (every backend has workers and torch_threads)"
+    if entry.check is not None and not callable(entry.check):
+        return f"its check must be callable, got {type(entry.check).__name__}"
+    if not (isinstance(entry.capabilities, frozenset) and all(isinstance(c, str) for c in entry.capabilities)):
+        return "its capabilities must be a frozenset of strings"
+    for option in entry.options:
+        if not isinstance(option.flag, str) or not OPTION_FLAG.fullmatch(option.flag):
+            return f"its option {option.flag!r} is no flag such as '--address' (lower-case words joined by '-')"
+        if option.field not in entry.params.model_fields:
+            return (f"its option {option.flag} sets the field '{option.field}', which its params lack"
+                    f"{did_you_mean(str(option.field), list(entry.params.model_fields))}")
     return None
 
 

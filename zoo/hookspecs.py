@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from .entries import (
         AgentEntry,
+        BackendEntry,
         DocumentEntry,
         EnvEntry,
         FeatureEntry,
@@ -89,6 +90,15 @@ def register_documents(register: Callable[[DocumentEntry], None]) -> None:
 
     A file whose top level holds every key of an entry's ``marker`` (a study's ``base`` and ``runs``)
     is checked by that entry's ``validate(path, registry, build)`` instead of as a run spec.
+    """
+
+
+@hookspec
+def register_backends(register: Callable[[BackendEntry], None]) -> None:
+    """Contribute backends, the places where a run's trial groups train: ``register(BackendEntry(...))``.
+
+    A spec picks one with ``backend: {type: NAME, ...}`` (no block, or no ``type``: the kernel's ``local``),
+    and ``--backend NAME`` picks one on the command line, with the options the entry declares.
     """
 
 

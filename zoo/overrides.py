@@ -1,4 +1,5 @@
-"""Command-line overrides of a spec: ``--set agent.learning_rate=3e-4``, ``--seed 3``, ``--trials 5``.
+"""Command-line overrides of a spec: ``--set agent.learning_rate=3e-4``, ``--seed 3``, ``--trials 5``, ``--backend``
+and the options of a backend (``--address auto`` sets ``backend.address``).
 
 An override replaces one value of the parsed document before it is validated, so it meets the same
 checks as the file (unknown fields with did-you-mean, types, bounds). A problem in an overridden
@@ -48,13 +49,13 @@ def parse_assignment(text: str) -> tuple[Loc, object]:
 @dataclass(frozen=True)
 class Overrides:
     """The overrides given on one command line, applied in order: every ``--set``, then ``--seed``, ``--trials``,
-    ``--backend`` and ``--address``."""
+    ``--backend`` and the backend's options, ``(flag, field of the backend block, value)`` each."""
 
     sets: tuple[str, ...] = ()
     seed: int | None = None
     trials: int | None = None
     backend: str | None = None
-    address: str | None = None
+    backend_fields: tuple[tuple[str, str, object], ...] = ()
 
     def as_list(self) -> list[str]:
         """The overrides as they were typed (recorded in the run's manifest)."""
@@ -68,8 +69,8 @@ class Overrides:
             out.append(((("trials",), self.trials), f"--trials {self.trials}"))
         if self.backend is not None:
             out.append(((("backend", "type"), self.backend), f"--backend {self.backend}"))
-        if self.address is not None:
-            out.append(((("backend", "address"), self.address), f"--address {self.address}"))
+        for flag, name, value in self.backend_fields:
+            out.append(((("backend", name), value), f"{flag} {value}"))
         return out
 
     def apply(self, document: LocatedDocument) -> LocatedDocument:

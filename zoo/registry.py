@@ -9,6 +9,7 @@ Environment variables:
 * ``ZOO_PLUGINS``: comma-separated names; only these plugins load.
 * ``ZOO_DISABLE_PLUGINS``: comma-separated names; these plugins do not load.
 
+The kernel's own plugin, ``core`` (the ``local`` backend of `zoo.workers`), is in every registry.
 Built-in plugins (those of the zoo's own distribution) load first, then the others by name, so a
 built-in name cannot be taken over. Every entry is checked as it is registered
 (:mod:`zoo.entry_checks`): a bad one is refused with a warning and the plugin's others load.
@@ -28,6 +29,7 @@ import pluggy
 from . import hookspecs
 from .entries import (
     AgentEntry,
+    BackendEntry,
     DocumentEntry,
     Entry,
     EnvEntry,
@@ -55,7 +57,11 @@ KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "reporter": ("register_reporters", ReporterEntry, "reporter"),
     "document": ("register_documents", DocumentEntry, "document kind"),
     "kind": ("register_kinds", KindEntry, "entry kind"),
+    "backend": ("register_backends", BackendEntry, "backend"),
 }
+
+#: the name of the kernel's own plugin (the local backend), registered in every registry before any other
+CORE_PLUGIN = "core"
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,11 @@ class Registry:
     entries: dict[str, dict[str, Entry]] = field(default_factory=lambda: {kind: {} for kind in KINDS})
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from . import __version__, workers
+
+        self.add(CORE_PLUGIN, workers, version=__version__, distribution=CORE_DISTRIBUTION, builtin=True)
 
     # -- loading ---------------------------------------------------------------------------
     def load_entry_points(self) -> None:

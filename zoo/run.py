@@ -41,7 +41,7 @@ from .trials import (
     trial_context,
     trial_groups,
 )
-from .workers import Backend, InProcess, ProcessPool, WorkerFailed
+from .workers import Backend, WorkerFailed
 from .yamlio import load_file
 
 __all__ = [
@@ -67,10 +67,9 @@ def prepare_run(
     spec = parse_spec(document, registry)
     name = run_name(spec, spec_path)
     exact_resume = preflight(spec, registry)
-    if spec.backend.type == "ray":  # an unreachable cluster is refused before the run folder exists
-        from .ray_backend import connect
-
-        connect(spec.backend)
+    check = registry.get("backend", spec.backend.type).check
+    if check is not None:  # an unreachable backend is refused before the run folder exists
+        check(spec.backend)
     target = Path(run_dir) if run_dir else Path(runs_dir) / f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
     resolved = yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False)
     files = {RESOLVED_SPEC: resolved, SOURCE_SPEC: document.text}
@@ -140,16 +139,10 @@ def preflight(spec: SpecBase, registry: Registry) -> bool:
 
 # -- a whole run -----------------------------------------------------------------------------
 
-def backend_for(spec: SpecBase, registry: Registry, groups: list[list[int]]) -> Backend:
-    """Ray tasks for a ray backend; the local pool when the spec asks for workers and there is more than one group;
-    else this process."""
-    if spec.backend.type == "ray":
-        from .ray_backend import RayTrials
-
-        return RayTrials(spec.backend, registry.get("agent", spec.agent.type).batched_trials)
-    if spec.backend.workers == 1 or len(groups) == 1:
-        return InProcess(registry)
-    return ProcessPool(spec.backend.workers)
+def backend_for(spec: SpecBase, registry: Registry) -> Backend:
+    """The backend of the spec's ``backend.type``, built by its entry's factory."""
+    entry = registry.get("backend", spec.backend.type)
+    return entry.factory(spec.backend, registry, registry.get("agent", spec.agent.type).batched_trials)
 
 
 def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True, force: bool = False) -> str:
@@ -170,7 +163,7 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True,
         status, error, details = "finished", None, None
         try:
             with stop.installed(), bar:
-                backend_for(spec, registry, groups).train(folder.path, groups, stop, bar.update)
+                backend_for(spec, registry).train(folder.path, groups, stop, bar.update)
         except (Interrupted, KeyboardInterrupt):
             status = "interrupted"
         except WorkerFailed as exc:

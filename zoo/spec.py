@@ -1,6 +1,6 @@
 """Run specs: the pydantic models of a run, built from the plugins that are installed.
 
-The env, agent and meta-controller blocks are tagged unions on their ``type`` key, with one
+The env, agent, meta-controller and backend blocks are tagged unions on their ``type`` key, with one
 member per registered entry, so a spec is checked in full, plugin params included, before
 anything is built. Problems are reported with the YAML file, line and field path.
 """
@@ -223,49 +223,14 @@ class Budget(_Strict):
         return self.checkpoint_every or max(1, self.amount // 10)
 
 
-class LocalBackend(_Strict):
-    """Trials run in this machine's processes."""
-
-    type: Literal["local"] = "local"
-    workers: int = Field(default=1, ge=1, le=256, description="trials run at once, each in its own process when > 1")
-    torch_threads: int = Field(default=1, ge=1, le=256, description="torch intra-op threads per process")
-
-
-RAY_ADDRESS = re.compile(r"auto|(ray://)?[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}")
-
-
-class RayBackend(_Strict):
-    """Trials run as Ray tasks: on a Ray started on this machine, or on a cluster this machine joins."""
-
-    type: Literal["ray"]
-    address: str | None = Field(
-        default=None, description="absent: start Ray on this machine with workers x torch_threads CPUs; "
-        "'auto': join the cluster this machine is part of (ray start); 'ray://HOST:PORT': join through the Ray Client")
-    workers: int = Field(default=1, ge=1, le=100_000, description="trial groups run at once")
-    torch_threads: int = Field(default=1, ge=1, le=256, description="torch intra-op threads, and the CPUs each trial group asks Ray for")
-    max_retries: int = Field(default=3, ge=0, le=100, description="restarts of a trial group from its last checkpoint when its worker dies")
-    scratch: str | None = Field(default=None, description="folder on each worker node where trials train before their files "
-                                "are sent back (default: the system's temp folder)")
-    resources: dict[str, Annotated[float, Field(gt=0)]] = Field(
-        default_factory=dict, description="custom Ray resources each trial group asks for besides its CPUs, e.g. "
-        "{trainer: 1} for the nodes started with ray start --resources '{\"trainer\": 4}'")
-
-    @field_validator("address")
-    @classmethod
-    def _ray_address(cls, value: str | None) -> str | None:
-        if value is not None and not RAY_ADDRESS.fullmatch(value):
-            raise ValueError("expected 'auto', 'ray://HOST:PORT' or HOST:PORT (a cluster's GCS address), "
-                             "or no address to start Ray on this machine")
-        return value
-
-
+#: the backend of a spec without a backend block, or of a block without ``type``
+DEFAULT_BACKEND = "local"
 BACKEND_TYPE_ERROR = "backend_type"
-BACKEND_TYPES = "Input should be 'local' or 'ray'"
 
 
 def _backend_tag(value: Any) -> str | None:
     """The union tag of a backend block; a block without ``type`` is local (tags carry brackets so error paths leave them out)."""
-    kind = value.get("type", "local") if isinstance(value, dict) else getattr(value, "type", None)
+    kind = value.get("type", DEFAULT_BACKEND) if isinstance(value, dict) else getattr(value, "type", None)
     return f"backend[{kind}]" if isinstance(kind, str) else None
 
 
@@ -286,10 +251,6 @@ class SpecBase(_Strict):
     trials: int = Field(default=1, ge=1, le=100_000)
     seed: int = Field(default=0, ge=0, lt=2**32)
     seeds: list[Annotated[int, Field(ge=0, lt=2**32)]] | None = Field(default=None, max_length=100_000)
-    backend: Annotated[
-        Annotated[LocalBackend, Tag("backend[local]")] | Annotated[RayBackend, Tag("backend[ray]")],
-        Discriminator(_backend_tag, custom_error_type=BACKEND_TYPE_ERROR, custom_error_message=BACKEND_TYPES),
-    ] = LocalBackend()
     logging: Logging = Logging()
 
     @field_validator("name")
@@ -317,11 +278,13 @@ class SpecBase(_Strict):
         return [int(child.generate_state(1)[0]) for child in children]
 
 
-def tagged_model(kind: str, entry_name: str, params: type[BaseModel]) -> type[BaseModel]:
-    """A subclass of `params` with a ``type`` tag; unknown keys are errors, scalars are strict at every depth (`strict_model`)."""
+def tagged_model(kind: str, entry_name: str, params: type[BaseModel], *, tag_default: bool = False) -> type[BaseModel]:
+    """A subclass of `params` with a ``type`` tag (which may be left out with `tag_default`); unknown keys are errors,
+    scalars are strict at every depth (`strict_model`)."""
     config = dict(params.model_config)
     config["extra"] = "forbid"
     namespace = {
+        **({"type": entry_name} if tag_default else {}),
         "__annotations__": {"type": Literal[entry_name]},
         "__module__": params.__module__,
         "__doc__": params.__doc__,
@@ -371,7 +334,26 @@ def _spec_model(registry: Registry) -> type[SpecBase]:
             fields[block] = (annotation | None, None)
         else:
             fields[block] = (annotation, ...)
+    fields["backend"] = _backend_field(registry)
     return create_model("RunSpec", __base__=SpecBase, **fields)
+
+
+def _backend_field(registry: Registry) -> tuple[Any, Any]:
+    """The backend block: a union of the registered backends, tagged by ``type`` (absent: the default backend)."""
+    names = registry.names("backend")
+    members = [Annotated[tagged_model("backend", name, registry.entries["backend"][name].params, tag_default=True),
+                         Tag(f"backend[{name}]")] for name in names]
+    annotation = Annotated[
+        Union[tuple(members)] if len(members) > 1 else members[0],  # noqa: UP007 (a union of a runtime tuple)
+        Discriminator(_backend_tag, custom_error_type=BACKEND_TYPE_ERROR, custom_error_message=_one_of(names)),
+    ]
+    return annotation, Field(default_factory=lambda: {"type": DEFAULT_BACKEND}, validate_default=True)
+
+
+def _one_of(names: list[str]) -> str:
+    """Pydantic's wording of a choice: "Input should be 'a', 'b' or 'c'"."""
+    quoted = [f"'{name}'" for name in names]
+    return "Input should be " + (f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0])
 
 
 
@@ -519,7 +501,7 @@ def _problem(document: LocatedDocument, error: dict, model: type[BaseModel]) -> 
         if isinstance(block, dict):
             loc, message = ("backend", "type"), f"{message} (given {_short(block.get('type'))})"
         else:
-            message = f"expected a mapping such as {{type: ray}} (given {_short(block)})"
+            message = f"expected a mapping such as {{type: {DEFAULT_BACKEND}}} (given {_short(block)})"
     elif kind == "value_error":
         message = message.removeprefix("Value error, ")
     else:

@@ -82,7 +82,7 @@ def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, 
         logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
         make_vector_env=partial(env_entry.vector_factory, spec.env) if env_entry.vector_factory is not None else None,
-        backend=spec.backend,
+        backend=spec.backend, backend_capabilities=registry.get("backend", spec.backend.type).capabilities,
     )
 
 

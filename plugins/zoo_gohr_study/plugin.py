@@ -11,15 +11,8 @@ from pathlib import Path
 import typer
 
 from zoo import AgentEntry, DocumentEntry, ReporterEntry, ZooError, hookimpl
-from zoo.cli import (
-    BackendType,
-    address_option,
-    backend_option,
-    backend_overrides,
-    seed_option,
-    set_option,
-    trials_option,
-)
+from zoo.backend_cli import BackendChoice, backend_options
+from zoo.cli import seed_option, set_option, trials_option
 
 
 def _report(runs, out):
@@ -52,6 +45,7 @@ def register_reporters(register):
                            description="cumulative errors, TCE, median bands, U-tests, ease ratios, rankings, C.N.M."))
 
 
+@backend_options
 def study(
     spec: Path = typer.Argument(..., help="The study file (YAML): a base run spec and the runs that vary it."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs go (default: the zoo runs folder)."),
@@ -61,8 +55,8 @@ def study(
     sets: list[str] = set_option(),
     seed: int | None = seed_option(),
     trials: int | None = trials_option(),
-    backend: BackendType | None = backend_option(),
-    address: str | None = address_option(),
+    *,
+    backend: BackendChoice,
 ) -> None:
     """Train every run of a study (overrides apply to each), then write the report of all of them."""
     from zoo_report.report import open_runs, report
@@ -76,7 +70,7 @@ def study(
     registry = get_registry()
     root = runs_dir or default_runs_dir()
     home, folders, status = run_study(spec, registry, root, progress=progress, resume=resume,
-                                overrides=Overrides(tuple(sets), seed, trials, **backend_overrides(backend, address)))
+                                overrides=Overrides(tuple(sets), seed, trials, backend.backend, backend.backend_fields))
     if status == "interrupted":
         typer.echo(f"interrupted; continue with: zoo study {spec} --resume" + (f" --runs-dir {runs_dir}" if runs_dir else ""), err=True)
         raise typer.Exit(130)

@@ -19,6 +19,9 @@ from .state import generator_state, read_json, set_generator_state, write_json
 #: (behavior space, numpy Generator) -> meta-controller
 ControllerFactory = Callable[[BehaviorSpace, np.random.Generator], MetaController]
 
+#: the backend capability of trials that run in a Ray worker and so may start Ray actors (the ray backend's)
+RAY_ACTORS = "ray-actors"
+
 
 def default_controller(name: str, **params) -> ControllerFactory:
     """A registered meta-controller by name with the given params, for agents whose spec has no meta_controller block."""
@@ -203,9 +206,10 @@ class SubstrateAgent(Agent):
 
 def substrate_agent(builder: AgentBuilder, params: SubstrateParams, context: TrialContext,
                     controller: ControllerFactory) -> SubstrateAgent:
-    """The agent for this trial's backend: with ``actors`` of 2 or more on the ray backend, Ray actor processes
-    feed a learner in this process; otherwise every actor steps in this process."""
-    if params.actors > 1 and getattr(context.backend, "type", None) == "ray":
+    """The agent for this trial's backend: with ``actors`` of 2 or more on a backend whose trials may start Ray
+    actors (the capability RAY_ACTORS), Ray actor processes feed a learner in this process; otherwise every
+    actor steps in this process."""
+    if params.actors > 1 and RAY_ACTORS in context.backend_capabilities:
         from .distributed import RaySubstrateAgent
 
         return RaySubstrateAgent(builder, params, context, controller)

@@ -6,21 +6,15 @@ from pathlib import Path
 
 import typer
 
-from zoo.cli import (
-    BackendType,
-    address_option,
-    backend_option,
-    backend_overrides,
-    seed_option,
-    set_option,
-    trials_option,
-)
+from zoo.backend_cli import BackendChoice, backend_options
+from zoo.cli import seed_option, set_option, trials_option
 from zoo.errors import ZooError
 from zoo.overrides import Overrides
 from zoo.registry import get_registry
 from zoo.store import default_runs_dir
 
 
+@backend_options
 def tune(
     tuning: Path = typer.Argument(..., help="The tuning file (YAML): a spec, a search space and Optuna's settings."),
     runs_dir: Path | None = typer.Option(None, "--runs-dir",
@@ -29,14 +23,14 @@ def tune(
     seed: int | None = seed_option(),
     trials: int | None = trials_option(),
     n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Optuna trials in all (default: the file's n_trials)."),
-    backend: BackendType | None = backend_option(),
-    address: str | None = address_option(),
+    *,
+    backend: BackendChoice,
 ) -> None:
     """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
     from .tune import tune as run_tuning
 
     root = runs_dir or default_runs_dir()
-    base = Overrides(tuple(sets), seed, trials, **backend_overrides(backend, address))
+    base = Overrides(tuple(sets), seed, trials, backend.backend, backend.backend_fields)
     summary = run_tuning(tuning, get_registry(), root, base=base, n_trials=n_trials)
     best = summary.get("best")
     if best is None:

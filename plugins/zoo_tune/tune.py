@@ -252,7 +252,7 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
     folder.update(status="running")
     groups = trial_groups(spec, registry)
     try:
-        backend_for(spec, registry, groups).train(folder.path, groups, stop, report)
+        backend_for(spec, registry).train(folder.path, groups, stop, report)
     except Interrupted:
         folder.update(status="interrupted", error=f"pruned by zoo tune at {pruned[0]} {spec.budget.unit}")
         study.tell(trial, state=TrialState.PRUNED)

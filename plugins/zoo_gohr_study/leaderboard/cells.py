@@ -3,14 +3,13 @@
 A cell whose run folder has finished is cached; one that was interrupted, crashed or failed is
 resumed from its checkpoints (a failed cell is retried on every call); a new cell gets a run folder
 (a cell of recorded play gets one written from its transcripts, see ``recorded``).
-Runs go through the run backend of their spec, so the cells land in the run index like any run.
+Runs go through the backend their spec names (any registered backend), so the cells land in the run index like any run.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,16 +21,6 @@ from zoo.store import RunFolder
 
 from .board import CellPlan
 from .recorded import TOO_FEW, is_recorded, shortfall, write_cell
-
-
-def _execute_run(folder: RunFolder, registry: Registry, progress: bool) -> str:
-    from zoo.run import execute_run
-
-    return execute_run(folder, registry, progress=progress)
-
-
-#: run backend (a spec's backend.type) -> ``(run folder, registry, progress) -> final status``
-BACKENDS: dict[str, Callable[[RunFolder, Registry, bool], str]] = {"local": _execute_run, "ray": _execute_run}
 
 
 @dataclass
@@ -61,7 +50,7 @@ def cell_state(plan: CellPlan, runs_dir: Path) -> CellState:
 
 def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: bool) -> str:
     """Create the cell's run folder if needed and train it; returns the run's final status."""
-    from zoo.run import prepare_run
+    from zoo.run import execute_run, prepare_run
 
     if is_recorded(cell.plan.spec):
         return write_cell(cell.plan.spec, cell.plan.rule, cell.folder)
@@ -77,8 +66,4 @@ def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: b
             Path(spec_path).unlink(missing_ok=True)
     else:
         folder = RunFolder(cell.folder)
-    backend = BACKENDS.get(cell.plan.spec.backend.type)
-    if backend is None:
-        raise ZooError(f"backend '{cell.plan.spec.backend.type}' cannot run leaderboard cells yet; "
-                       f"available: {', '.join(sorted(BACKENDS))}")
-    return backend(folder, registry, progress)
+    return execute_run(folder, registry, progress=progress)

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checkpoints import COMPLETE
+from zoo.checkpoints import COMPLETE
 
 
 @dataclass

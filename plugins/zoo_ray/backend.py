@@ -1,15 +1,19 @@
-"""The Ray backend: each trial group of a run is a Ray task, on this machine or on a cluster.
+"""The Ray backend: each trial group of a run is a Ray task, on a private Ray of this machine or on a cluster.
 
 No filesystem is shared with the workers. The driver (the process of ``zoo train``) sends a task the
 run's spec and manifest and the group's folders as it holds them; the task trains in a scratch copy
-(`zoo.trials.run_trials`, as the local backends do) and posts progress and the changes of the group's
-folders (`zoo.mirror`) to a mailbox actor on the driver's node, which the driver empties into the run
+(`zoo.trials.run_trials`, as the local backend does) and posts progress and the changes of the group's
+folders (`zoo_ray.mirror`) to a mailbox actor on the driver's node, which the driver empties into the run
 folder. The driver's copy so holds each checkpoint once it is complete; when a worker (or its node)
 dies, the group is sent again, from that copy, to a new task, at most ``max_retries`` times.
 
 A mailbox rather than Ray's streaming generators, because the Ray Client (``ray://`` addresses) does
 not carry those. It also holds the driver's stop flag (Ctrl-C or SIGTERM), which the tasks read with
 each post: they stop at their next checkpoint, as local workers do.
+
+Without an address the driver starts a Ray of its own (``ray.init(address="local")`` in a temp folder of
+its own), which never joins another Ray running on the machine, and stops it when the run ends; a
+cluster is joined only when the spec or ``--address`` names one.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import shutil
 import socket
 import tempfile
 import threading
@@ -26,13 +31,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .console import StopFlag
-from .errors import ZooError
+from zoo.console import StopFlag
+from zoo.errors import ZooError
+from zoo.store import MANIFEST, RunFolder
+from zoo.trials import RESOLVED_SPEC, Interrupted, group_dir, run_trials
+from zoo.workers import Report, WorkerFailed
+
 from .mirror import Watcher, apply, snapshot, unpack
-from .spec import RayBackend as RayParams
-from .store import MANIFEST, RunFolder
-from .trials import RESOLVED_SPEC, Interrupted, group_dir, run_trials
-from .workers import Report, WorkerFailed
+from .params import RayParams
 
 log = logging.getLogger("zoo")
 
@@ -55,12 +61,20 @@ def import_ray():
     return ray
 
 
+def check(params: RayParams) -> None:
+    """Refuse, before a run folder exists, a machine without Ray and a cluster address that cannot be joined
+    (a private Ray is started when the run starts)."""
+    import_ray()
+    if params.address is not None:
+        connect(params)
+
+
 def connect(params: RayParams):
-    """Start Ray on this machine (no address) or join the cluster at ``params.address``; returns the ray module.
+    """Start a private Ray on this machine (no address) or join the cluster at ``params.address``; returns the ray module.
 
     An address that does not answer within CONNECT_TIMEOUT seconds is a ZooError, as is a cluster
     where no node has a resource of ``params.resources``. A Ray that this process already runs
-    (started by an earlier run, or by the caller) is used as it is.
+    (started by an earlier call, or by the caller) is used as it is; `release` ends what this module began.
     """
     ray = import_ray()
     if params.address is not None:
@@ -74,16 +88,36 @@ def connect(params: RayParams):
     return ray
 
 
+class _Session:
+    """Whether this module started or joined the Ray of this process (not: no Ray, or the caller's), and the
+    temp folder of a private one."""
+
+    began = False
+    temp_dir: str | None = None
+
+
+def release() -> None:
+    """Stop the private Ray `connect` started (and remove its temp folder), or leave the cluster it joined."""
+    if not _Session.began:
+        return
+    import ray
+
+    ray.shutdown()
+    if _Session.temp_dir is not None:
+        shutil.rmtree(_Session.temp_dir, ignore_errors=True)
+    _Session.began, _Session.temp_dir = False, None
+
+
 def _start_or_join(ray, params: RayParams) -> None:
     options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-    if params.address is None:  # this machine's Ray has what the run's trial groups at once ask for
-        ray.init(num_cpus=params.workers * params.torch_threads, include_dashboard=False,
-                 resources={name: amount * params.workers for name, amount in params.resources.items()}, **options)
+    if params.address is None:
+        _start_private(ray, params, options)
         return
     tries = CLIENT_TRIES if params.address.startswith("ray://") else 1
     for attempt in range(1, tries + 1):
         try:
             ray.init(address=params.address, **options)
+            _Session.began = True
             return
         except ConnectionAbortedError as exc:  # the Ray Client's server failed to start this client's own
             failure = exc
@@ -96,10 +130,30 @@ def _start_or_join(ray, params: RayParams) -> None:
     raise _cannot_join(params.address, failure)
 
 
+def _start_private(ray, params: RayParams, options: dict[str, Any]) -> None:
+    """A new Ray on this machine with what the run's trial groups at once ask for, in a temp folder of its own.
+
+    ``address="local"`` starts a new instance even when another runs here (RAY_ADDRESS and the machine's
+    latest cluster are ignored), and its own temp folder keeps its sockets and logs apart from the other's.
+    """
+    temp_dir = tempfile.mkdtemp(prefix="zoo-ray-")
+    try:
+        ray.init(address="local", _temp_dir=temp_dir, num_cpus=params.workers * params.torch_threads,
+                 include_dashboard=False, resources={name: amount * params.workers for name, amount in params.resources.items()},
+                 **options)
+    except Exception as exc:  # Ray raises many kinds here (a full disk, too little shared memory, a port in use)
+        ray.shutdown()
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        raise ZooError(f"cannot start a private Ray on this machine ({type(exc).__name__}: {_first_line(exc)}); "
+                       f"check the free space of {tempfile.gettempdir()} and of /dev/shm, or join a running cluster "
+                       "with --address") from None
+    _Session.began, _Session.temp_dir = True, temp_dir
+
+
 def _cannot_join(address: str, exc: Exception) -> ZooError:
     token = "" if os.environ.get("RAY_AUTH_MODE") else " (a cluster with token authentication also needs RAY_AUTH_MODE=token here)"
     return ZooError(f"backend.address '{address}': cannot join the Ray cluster ({_first_line(exc)}){token}; "
-                    "start one with 'ray start --head', or give no address to start Ray on this machine")
+                    "start one with 'ray start --head', or give no address to start a private Ray on this machine")
 
 
 def _check_reachable(address: str) -> None:
@@ -112,7 +166,7 @@ def _check_reachable(address: str) -> None:
             pass
     except OSError as exc:
         raise ZooError(f"backend.address '{address}': no Ray cluster answers there ({exc.strerror or exc}); "
-                       "start one with 'ray start --head', or give no address to start Ray on this machine") from None
+                       "start one with 'ray start --head', or give no address to start a private Ray on this machine") from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -136,6 +190,12 @@ class RayTrials:
 
     def train(self, run_path: Path, groups: list[list[int]], stop: StopFlag, report: Report) -> None:
         ray = connect(self.params)
+        try:
+            self._train(ray, run_path, groups, stop, report)
+        finally:
+            release()
+
+    def _train(self, ray, run_path: Path, groups: list[list[int]], stop: StopFlag, report: Report) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         folder = RunFolder(run_path)
@@ -274,7 +334,7 @@ def _train_group(files: dict[str, bytes], group: list[int], folders: list[str], 
     """
     import ray
 
-    from .registry import get_registry
+    from zoo.registry import get_registry
 
     def post(messages: list[tuple]) -> bool:
         return ray.get(mailbox.post.remote(key, messages))

@@ -21,14 +21,16 @@ import pytest
 import ray
 from ray.cluster_utils import Cluster
 from ray_runs import LOCAL, RAY, numbers, train, write_spec
+from zoo_ray.backend import connect
+from zoo_ray.params import RayParams
 
 from zoo.cli import main
-from zoo.ray_backend import connect
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
-from zoo.spec import RayBackend
 
-DOCS = Path(__file__).parents[1] / "docs" / "ray.md"
+pytestmark = pytest.mark.slow  # starts Ray
+
+DOCS = Path(__file__).parents[3] / "docs" / "ray.md"
 
 
 def free_port() -> int:
@@ -123,7 +125,7 @@ def test_a_ray_client_whose_server_failed_to_start_connects_again(cluster, monke
 
     monkeypatch.setattr(ray, "init", init_failing_first)
     address = f"ray://127.0.0.1:{cluster.client_port}"
-    assert connect(RayBackend(type="ray", address=address)) is ray
+    assert connect(RayParams(address=address)) is ray
     assert calls == [address, address] and ray.is_initialized()
 
 
@@ -143,7 +145,7 @@ def test_the_cluster_commands_of_the_ray_page_run_as_written(cluster, tmp_path, 
     """Each command as docs/ray.md gives it, with this cluster's client port for the head's and a small budget
     (before the test that removes the second node)."""
     monkeypatch.setenv("RAY_ADDRESS", cluster.address)
-    monkeypatch.chdir(Path(__file__).parents[1])
+    monkeypatch.chdir(Path(__file__).parents[3])
     commands = cluster_commands()
     assert [words[1] for words in commands] == ["train", "study"]
     for words in commands:
@@ -165,7 +167,7 @@ class _Warnings(logging.Handler):
 
 def test_a_node_removed_mid_trial_has_its_trial_restart_on_the_other_node_with_the_uninterrupted_numbers(
         cluster, reference, tmp_path):
-    connect(RayBackend(type="ray", address=f"ray://127.0.0.1:{cluster.client_port}"))  # the driver is off the cluster
+    connect(RayParams(address=f"ray://127.0.0.1:{cluster.client_port}"))  # the driver is off the cluster
     source = write_spec(tmp_path, "spec", RAY, trials=2, episodes=60, every=6)
     folder = prepare_run(source, get_registry(), tmp_path / "runs", tmp_path / "driver" / "run")
     second, seen = cluster.second, {}

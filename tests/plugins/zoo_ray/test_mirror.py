@@ -1,11 +1,11 @@
-"""zoo.mirror: a driver's copy, fed only the watcher's change messages, stays equal to the worker's folder."""
+"""zoo_ray.mirror: a driver's copy, fed only the watcher's change messages, stays equal to the worker's folder."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-from zoo.mirror import Changes, Watcher, apply, snapshot, unpack
+from zoo_ray.mirror import Changes, Watcher, apply, snapshot, unpack
 
 FOLDERS = ["trials/000", "batches/000-001"]
 
