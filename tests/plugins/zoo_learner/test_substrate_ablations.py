@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "substrate_ablations.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "substrate_ablations.py"
 
 
 @pytest.fixture(scope="module")

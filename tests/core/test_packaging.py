@@ -8,7 +8,7 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_plugin_folder_is_a_listed_package_with_an_entry_point():

@@ -11,7 +11,7 @@ import yaml
 
 from zoo.cli import main
 
-SCRIPT = Path(__file__).parents[2] / "scripts" / "leaderboard_screenshot.py"
+SCRIPT = Path(__file__).parents[3] / "scripts" / "leaderboard_screenshot.py"
 
 BOARD = {
     "name": "page",

@@ -112,7 +112,7 @@ def _train(tmp_path: Path, spec_text: str) -> RunFolder:
 
 
 def test_a_spec_trains_sarsa_on_a_gohr_rule_with_the_papers_features(tmp_path):
-    text = (Path(__file__).parents[2] / "examples" / "gohr-sarsa.yaml").read_text()
+    text = (Path(__file__).parents[3] / "examples" / "gohr-sarsa.yaml").read_text()
     folder = _train(tmp_path, text.replace("episodes: 200", "episodes: 60").replace("eval_episodes: 10", "eval_episodes: 3"))
     rows = [json.loads(line) for line in (folder.trial_dir(0) / "metrics.jsonl").read_text().splitlines()]
     returns = [row["episode_return"] for row in rows]

@@ -9,7 +9,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not collected as a test class
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "mutation.py"
 
 

@@ -148,7 +148,7 @@ def test_shipped_rule_files_parse_cleanly():
     from pathlib import Path
 
     from zoo_gohr import load_rules
-    root = Path(__file__).resolve().parents[2] / "rules"
+    root = Path(__file__).resolve().parents[3] / "rules"
     files = sorted((root / "paper").glob("*.txt")) + sorted((root / "gohr/rules/CGS").glob("*.txt")) \
         + sorted((root / "gohr/rules/MLC/BMK").glob("*.txt"))
     assert len(files) == 23

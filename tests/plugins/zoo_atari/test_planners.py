@@ -21,7 +21,7 @@ from zoo.errors import ZooError
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 class TreeGame:

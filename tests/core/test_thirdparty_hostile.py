@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 PLUGIN = "aaa-hostile"
 WARNINGS = [
     f"warning: plugin '{PLUGIN}': function 'register_env' is marked with @zoo.hookimpl but is no zoo hook "

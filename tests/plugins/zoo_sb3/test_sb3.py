@@ -15,7 +15,7 @@ from zoo.registry import get_registry
 from zoo.run import build_trial, save_checkpoint
 from zoo.spec import load_spec_text
 
-EXAMPLE = Path(__file__).parents[1] / "examples" / "cartpole-ppo.yaml"
+EXAMPLE = Path(__file__).parents[3] / "examples" / "cartpole-ppo.yaml"
 
 # Calibration (examples/cartpole-ppo.yaml at 20,480 steps, 10 greedy evaluation episodes):
 # seeds 1, 2, 3 gave mean returns 214.5, 500.0 and 489.2; a random policy gets about 22.

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from zoo_gohr import BoardGenerator, Game, RuleRuntimeError, RuleSet, RuleSyntaxError, load_rules, nearby, parse_rules
 from zoo_gohr.engine.parser import MAX_RULE_CHARS
 
-RULES = Path(__file__).resolve().parents[2] / "rules"
+RULES = Path(__file__).resolve().parents[3] / "rules"
 SHIPPED = sorted(RULES.rglob("*.txt"))
 
 

@@ -21,7 +21,7 @@ import pytest
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
 
-EXAMPLES = Path(__file__).parents[2] / "examples"
+EXAMPLES = Path(__file__).parents[3] / "examples"
 
 
 def evaluation_returns(tmp_path: Path, spec_text: str) -> np.ndarray:

@@ -16,7 +16,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from zoo_gohr.registration import GENERIC, env_name, named_rules
 from zoo_gohr.vector.vector_env import GohrVectorEnv
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 NAMED = sorted(named_rules())
 
 

@@ -12,7 +12,7 @@ The convention (docs/index.md, "How these pages are tested"):
 * the ``python`` blocks of a page run in order, in one namespace, in a scratch folder;
 * ``text`` blocks and blocks without a language are prose.
 
-docs/plugins.md is exercised whole by tests/test_docs.py (it needs the package it teaches).
+docs/plugins.md is exercised whole by tests/core/test_docs.py (it needs the package it teaches).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from zoo.documents import document_kind, validate_file
 from zoo.registry import Registry
 from zoo.spec import load_spec_text
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 DOCS = ROOT / "docs"
-OWN_TEST = {"plugins.md": "tests/test_docs.py", "workflow.md": "tests/test_workflow_doc.py"}  # pages another test runs whole
+OWN_TEST = {"plugins.md": "tests/core/test_docs.py", "workflow.md": "tests/core/test_workflow_doc.py"}  # pages another test runs whole
 PROSE = {"", "text"}
 FENCE = re.compile(r"^([ \t]*)```(\w*)\n(.*?)^\1```$", re.MULTILINE | re.DOTALL)  # list items indent theirs
 MARK = re.compile(r"<!--\s*(not-run|file):\s*(.*?)\s*-->\s*\n(?:[ \t]*\n)*\Z")

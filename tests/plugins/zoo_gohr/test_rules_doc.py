@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "algorithms" / "gohr-rules.md"
 PACKAGE = ROOT / "plugins" / "zoo_gohr"
 

@@ -28,7 +28,7 @@ from zoo.documents import validate_file
 from zoo.errors import SpecError
 from zoo.registry import Registry, get_registry
 
-EXAMPLES = Path(__file__).parents[1] / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 class Fragile(Params):

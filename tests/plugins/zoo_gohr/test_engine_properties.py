@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from zoo_gohr import BoardGenerator, Code, Finish, Game, load_rules
 
-SHIPPED = Path(__file__).resolve().parents[2] / "rules"
+SHIPPED = Path(__file__).resolve().parents[3] / "rules"
 RULES = [load_rules(p) for p in sorted(SHIPPED.glob("paper/*.txt")) + sorted(SHIPPED.glob("gohr/rules/[CM]*/**/*.txt"))]
 
 

@@ -17,7 +17,7 @@ from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
-EXAMPLES = Path(__file__).parents[2] / "examples"
+EXAMPLES = Path(__file__).parents[3] / "examples"
 STEPS = 12_000
 
 

@@ -14,7 +14,7 @@ import yaml
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
 
-EXAMPLES = Path(__file__).parents[2] / "examples"
+EXAMPLES = Path(__file__).parents[3] / "examples"
 SUBSTRATE_AGENTS = ("gdi-i3", "gdi-h3", "dice", "lbc")
 SPECS = sorted(p.name for p in EXAMPLES.glob("*.yaml")
                if yaml.safe_load(p.read_text()).get("agent", {}).get("type") in SUBSTRATE_AGENTS)

@@ -22,7 +22,7 @@ from zoo.metrics import read_metrics
 from zoo.registry import Registry
 from zoo.spec import load_spec_text
 
-DOC = Path(__file__).parents[1] / "docs" / "plugins.md"
+DOC = Path(__file__).parents[2] / "docs" / "plugins.md"
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 FILE = re.compile(r"\A# file: (\S+)\n")
 

@@ -48,7 +48,7 @@ SPECS = {
 
 
 def test_every_built_in_agent_is_covered():
-    # 'human' is people's recorded play, which zoo train refuses (tests/gohr_study/test_leaderboard_human.py)
+    # 'human' is people's recorded play, which zoo train refuses (tests/plugins/zoo_gohr_study/test_leaderboard_human.py)
     assert set(SPECS) | {"human"} == set(get_registry().names("agent"))
 
 

@@ -14,7 +14,7 @@ from zoo.errors import SpecError
 from zoo.overrides import Overrides
 from zoo.registry import get_registry
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 STUDY = {
     "name": "tiny",
     "base": {"env": {"type": "gohr", "horizon": 30}, "agent": {"type": "gohr-linear-dqn", "batch_size": 16},
