@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import inspect
-import io
 import json
 import os
 import shutil
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from zoo_testing import run_cli
 
 from zoo.cli import _add_plugin_commands, app, main
 
@@ -78,13 +78,6 @@ def argv_for(path: list[str], command, value: str, *, overrides=None) -> list[st
             given = value
         argv += [str(given)] if param.param_type_name == "argument" else [param.opts[0], str(given)]
     return argv
-
-
-def run(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
-    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # interactive commands see end of input
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_clear_line(argv, code: int, out: str, err: str, *, must_fail: bool) -> None:
@@ -214,7 +207,7 @@ def test_required_inputs(path_and_command, kind, bad_inputs, capsys, monkeypatch
     monkeypatch.chdir(tmp_path)
     argv = argv_for(path, command, str(bad_inputs[kind]))
     before = sorted(p.name for p in tmp_path.iterdir())
-    code, out, err = run(argv, capsys, monkeypatch)
+    code, out, err = run_cli(argv, capsys)
     assert_one_clear_line(argv, code, out, err, must_fail=" ".join(path) not in MAY_SUCCEED.get(kind, ()))
     if code != 0:
         assert sorted(p.name for p in tmp_path.iterdir()) == before, "a failed command left files behind"
@@ -253,7 +246,7 @@ def test_optional_inputs(path_and_option, kind, bad_inputs, good_run, capsys, mo
     valid = {"spec": spec, "run": good_run}
     overrides = {name: valid[what] for name, what in BASELINES.get(" ".join(path), {}).items()}
     argv = argv_for(path, command, "", overrides={**overrides, option.name: bad_inputs[kind]})
-    code, out, err = run(argv, capsys, monkeypatch)
+    code, out, err = run_cli(argv, capsys)
     assert_one_clear_line(argv, code, out, err, must_fail=False)
 
 
@@ -266,7 +259,7 @@ NEEDS_ONE_OF = {"gohr serve": "give the rules to play: rule names, --rule-list F
 def test_commands_without_required_input_succeed_bare(path_and_command, capsys, monkeypatch, tmp_path):
     path, _ = path_and_command
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(list(path), capsys, monkeypatch)
+    code, out, err = run_cli(list(path), capsys)
     if " ".join(path) in NEEDS_ONE_OF:  # bare, it refuses with one line naming the choices
         assert (code, err.startswith(f"error: {NEEDS_ONE_OF[' '.join(path)]}")) == (2, True), err
         return
@@ -289,7 +282,7 @@ def test_a_full_disk_at_a_write_keeps_the_old_file(tmp_path, capsys, monkeypatch
     out = tmp_path / "schema.json"
     out.write_text("old\n")
     monkeypatch.setattr(store.os, "fsync", _raise_os_error(errno.ENOSPC))
-    code, _, err = run(["schema", "-o", str(out)], capsys, monkeypatch)
+    code, _, err = run_cli(["schema", "-o", str(out)], capsys)
     assert (code, err) == (1, f"error: {out}: cannot write: No space left on device\n")
     assert out.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["schema.json"]
@@ -307,23 +300,23 @@ def test_a_read_only_runs_folder_leaves_nothing(tmp_path, capsys, monkeypatch):
 
     # the store's folder creation fails as on a read-only mount (root ignores permission bits)
     monkeypatch.setattr(store, "tempfile", types.SimpleNamespace(mkdtemp=_raise_os_error(errno.EROFS), mkstemp=tempfile.mkstemp))
-    code, _, err = run(["train", str(spec), "--runs-dir", str(runs), "--no-progress"], capsys, monkeypatch)
+    code, _, err = run_cli(["train", str(spec), "--runs-dir", str(runs), "--no-progress"], capsys)
     assert code == 1
     assert err.startswith(f"error: {runs}/tiny-") and err.endswith(": cannot create the run folder: Read-only file system\n")
     assert list(runs.iterdir()) == []
 
 
-def test_schema_into_a_missing_folder(tmp_path, capsys, monkeypatch):
+def test_schema_into_a_missing_folder(tmp_path, capsys):
     target = tmp_path / "missing" / "schema.json"
-    code, _, err = run(["schema", "-o", str(target)], capsys, monkeypatch)
+    code, _, err = run_cli(["schema", "-o", str(target)], capsys)
     assert (code, err) == (1, f"error: {target}: cannot write: no such folder {target.parent}\n")
     assert not (tmp_path / "missing").exists()
 
 
-def test_run_dir_under_a_file(tmp_path, capsys, monkeypatch):
+def test_run_dir_under_a_file(tmp_path, capsys):
     spec = tmp_path / "tiny.yaml"
     spec.write_text(SPEC)
-    code, _, err = run(["train", str(spec), "--run-dir", str(spec / "run"), "--no-progress"], capsys, monkeypatch)
+    code, _, err = run_cli(["train", str(spec), "--run-dir", str(spec / "run"), "--no-progress"], capsys)
     assert (code, err) == (1, f"error: {spec / 'run'}: cannot create the run folder: {spec} is a file, not a folder\n")
 
 
@@ -333,8 +326,8 @@ def test_run_dir_under_a_file(tmp_path, capsys, monkeypatch):
     ("run-json-bytes", "damaged, not JSON"),
     ("run-json-without-seeds", "damaged manifest: no 'seeds'"),
 ])
-def test_a_damaged_manifest_is_named(kind, message, bad_inputs, capsys, monkeypatch):
-    code, _, err = run(["resume", str(bad_inputs[kind]), "--no-progress"], capsys, monkeypatch)
+def test_a_damaged_manifest_is_named(kind, message, bad_inputs, capsys):
+    code, _, err = run_cli(["resume", str(bad_inputs[kind]), "--no-progress"], capsys)
     assert code == 2
     assert err.startswith(f"error: {bad_inputs[kind] / 'run.json'}: {message}")
 
@@ -345,8 +338,8 @@ def test_a_damaged_manifest_is_named(kind, message, bad_inputs, capsys, monkeypa
     ("metrics-return-not-number", "'episode_return' is 'high', not a number"),
     ("metrics-row-a-list", "not a JSON object"),
 ])
-def test_a_damaged_metrics_row_is_named_with_its_line(kind, message, bad_inputs, capsys, monkeypatch, tmp_path):
-    code, _, err = run(["report", str(bad_inputs[kind]), "-o", str(tmp_path / "out")], capsys, monkeypatch)
+def test_a_damaged_metrics_row_is_named_with_its_line(kind, message, bad_inputs, capsys, tmp_path):
+    code, _, err = run_cli(["report", str(bad_inputs[kind]), "-o", str(tmp_path / "out")], capsys)
     where = bad_inputs[kind] / "trials" / "000" / "metrics.jsonl"
     assert code == 0, err
     assert f"warning: {where}:2: damaged metrics row skipped ({message})" in err.splitlines()
@@ -359,14 +352,14 @@ def test_an_unexpected_exception_is_one_line_and_debug_shows_it(tmp_path, capsys
         raise RuntimeError("plugin bug\nsecond line")
 
     monkeypatch.setattr(spec, "json_schema", broken)
-    code, _, err = run(["schema"], capsys, monkeypatch)
+    code, _, err = run_cli(["schema"], capsys)
     assert (code, err) == (1, "error: internal error: RuntimeError: plugin bug second line"
                               " (a bug in zoo or one of its plugins; run with --debug for the traceback)\n")
     with pytest.raises(RuntimeError, match="plugin bug"):
         main(["--debug", "schema"])
 
 
-def test_a_trial_folder_that_is_a_file_is_named(bad_inputs, capsys, monkeypatch):
+def test_a_trial_folder_that_is_a_file_is_named(bad_inputs, capsys):
     run_path = bad_inputs["trial-a-file"]
-    code, _, err = run(["resume", str(run_path), "--no-progress"], capsys, monkeypatch)
+    code, _, err = run_cli(["resume", str(run_path), "--no-progress"], capsys)
     assert (code, err) == (1, f"error: {run_path / 'trials' / '001'}: cannot use: is a file, not a folder\n")

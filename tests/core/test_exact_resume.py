@@ -14,36 +14,35 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from zoo_testing import CARTPOLE, GOHR_COLOR_MATCH, TINY_SUBSTRATE
 
 from zoo.registry import get_registry
 from zoo.run import Interrupted, execute_run, prepare_run, run_unit
 
-CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
-GOHR = "env: {type: gohr, rule: paper/color_match, horizon: 30}\n"
 PENDULUM = "env: {type: gym, id: Pendulum-v1}\n"
-SUBSTRATE = "num_envs: 2, batch: 2, length: 5, burn_in: 2, pull_every: 3, push_every: 2, network: {hidden: [16], lstm: 8}"
+SUBSTRATE = f"{TINY_SUBSTRATE}, pull_every: 3, push_every: 2"
 
 #: agent -> (env block, agent params, budget): every built-in agent with a small spec
 SPECS = {
     "ppo": (CARTPOLE, "n_steps: 64, batch_size: 32, n_epochs: 2", "steps: 768, checkpoint_every: 128"),
     "a2c": (CARTPOLE, "n_steps: 8", "steps: 600, checkpoint_every: 100"),
     "dqn": (CARTPOLE, "learning_starts: 50, buffer_size: 500", "steps: 600, checkpoint_every: 100"),
-    "sarsa": (GOHR, "features: {type: gohr-paper}, reward_norm: none", "episodes: 12, checkpoint_every: 2"),
+    "sarsa": (GOHR_COLOR_MATCH, "features: {type: gohr-paper}, reward_norm: none", "episodes: 12, checkpoint_every: 2"),
     "ale-baseline": ("env: {type: synthetic-atari, game: catch}\n", "policy: random", "episodes: 12, checkpoint_every: 2"),
     "bfs": ("env: {type: synthetic-atari, game: catch}\n", "max_frames: 40", "episodes: 8, checkpoint_every: 2"),
     "uct": ("env: {type: synthetic-atari, game: catch}\n", "simulations: 6, horizon_frames: 6", "episodes: 8, checkpoint_every: 2"),
-    "maskable-ppo": (GOHR, "n_steps: 32, batch_size: 16, n_epochs: 2", "steps: 256, checkpoint_every: 64"),
+    "maskable-ppo": (GOHR_COLOR_MATCH, "n_steps: 32, batch_size: 16, n_epochs: 2", "steps: 256, checkpoint_every: 64"),
     "recurrent-ppo": (CARTPOLE, "n_steps: 32, batch_size: 16, n_epochs: 2", "steps: 256, checkpoint_every: 64"),
     "qrdqn": (CARTPOLE, "learning_starts: 50, buffer_size: 500", "steps: 400, checkpoint_every: 100"),
     "sac": (PENDULUM, "learning_starts: 50, buffer_size: 500, batch_size: 16", "steps: 300, checkpoint_every: 100"),
     "td3": (PENDULUM, "learning_starts: 50, buffer_size: 500, batch_size: 16", "steps: 300, checkpoint_every: 100"),
-    "random-legal": (GOHR, "", "episodes: 12, checkpoint_every: 2"),
-    "gohr-linear-dqn": (GOHR, "batch_size: 8", "steps: 200, checkpoint_every: 40"),
-    "gohr-mlp-dqn": (GOHR, "batch_size: 8, replay_size: 200", "steps: 200, checkpoint_every: 40"),
-    "gdi-i3": (GOHR, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
-    "gdi-h3": (GOHR, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
-    "dice": (GOHR, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
-    "lbc": (GOHR, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
+    "random-legal": (GOHR_COLOR_MATCH, "", "episodes: 12, checkpoint_every: 2"),
+    "gohr-linear-dqn": (GOHR_COLOR_MATCH, "batch_size: 8", "steps: 200, checkpoint_every: 40"),
+    "gohr-mlp-dqn": (GOHR_COLOR_MATCH, "batch_size: 8, replay_size: 200", "steps: 200, checkpoint_every: 40"),
+    "gdi-i3": (GOHR_COLOR_MATCH, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
+    "gdi-h3": (GOHR_COLOR_MATCH, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
+    "dice": (GOHR_COLOR_MATCH, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
+    "lbc": (GOHR_COLOR_MATCH, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
 }
 
 

@@ -17,33 +17,22 @@ from toy_envs import corridor_context
 from zoo_dice.behavior import tau_of_x
 from zoo_dice.params import DiCEParams
 from zoo_dice.plugin import make_dice
+from zoo_testing import TINY_SUBSTRATE, cartpole_spec, trial
 
 from zoo import ZooError
 from zoo.errors import SpecError
-from zoo.registry import get_registry
-from zoo.run import build_trial
-from zoo.spec import load_spec_text
 
-CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
-SMALL = "{type: dice, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
-
-
-def spec(agent, steps=2000, extra=""):
-    return load_spec_text(f"{CARTPOLE}agent: {agent}\nbudget: {{steps: {steps}}}\n{extra}", get_registry())
-
-
-def trial(text_spec, tmp_path, seed=0):
-    return build_trial(text_spec, get_registry(), seed=seed, trial=0, directory=tmp_path, tensorboard=False)
+SMALL = f"{{type: dice, {TINY_SUBSTRATE}"
 
 
 def test_presets_fill_every_field_and_overrides_merge():
-    paper = spec("{type: dice, preset: paper, network: {lstm: 32}}").agent
+    paper = cartpole_spec("{type: dice, preset: paper, network: {lstm: 32}}").agent
     assert (paper.num_envs, paper.burn_in, paper.length, paper.batch, paper.gamma) == (160, 40, 80, 64, 0.997)
     assert (paper.pull_every, paper.push_every, paper.rho_bar, paper.c_bar) == (64, 25, 1.05, 1.05)
     assert tuple(paper.loss_scales) == (1.0, 10.0, 10.0) and paper.controller_scope == "per_env"
     assert paper.network.lstm == 32 and paper.network.torso == "impala" and paper.optimizer.warmup == 4000
     assert (paper.reward_shape, paper.retrace_variant, paper.advantage_centering) == ("literal", "standard", "none")
-    small = spec("{type: dice, ablation: entropy}").agent
+    small = cartpole_spec("{type: dice, ablation: entropy}").agent
     assert (small.preset, small.num_envs, small.length, small.network.lstm, small.ablation) == ("cpu_small", 8, 20, 64, "entropy")
 
 
@@ -55,13 +44,13 @@ def test_presets_fill_every_field_and_overrides_merge():
 ])
 def test_bad_params_are_one_clear_message(agent, message):
     with pytest.raises(SpecError) as error:
-        spec(agent)
+        cartpole_spec(agent)
     assert message in str(error.value) and len(error.value.problems) == 1
 
 
 @pytest.mark.parametrize("controller", ["gdi_bandits", "fixed", "uniform", "ucb1", "sliding_window_ucb", "thompson"])
 def test_any_meta_controller_runs_under_dice(controller, tmp_path):
-    built = trial(spec(SMALL + "}", extra=f"meta_controller: {{type: {controller}}}\n"), tmp_path)
+    built = trial(cartpole_spec(SMALL + "}", extra=f"meta_controller: {{type: {controller}}}\n"), tmp_path)
     built.agent.learn(200)
     assert built.agent.steps >= 200 and built.agent.system.learner.updates > 0
     built.agent.close()
@@ -70,8 +59,8 @@ def test_any_meta_controller_runs_under_dice(controller, tmp_path):
 
 def test_ablations_fix_their_controller_and_the_baseline_acts_at_tau_one(tmp_path):
     with pytest.raises(ZooError, match="remove the meta_controller block"):
-        trial(spec("{type: dice, ablation: baseline}", extra="meta_controller: {type: ucb1}\n"), tmp_path)
-    built = trial(spec(SMALL + ", ablation: baseline}"), tmp_path)
+        trial(cartpole_spec("{type: dice, ablation: baseline}", extra="meta_controller: {type: ucb1}\n"), tmp_path)
+    built = trial(cartpole_spec(SMALL + ", ablation: baseline}"), tmp_path)
     for _ in range(3):
         built.agent.system.collect()
     stored = built.agent.system.replay.sample(2, np.random.default_rng(0))["behavior"][:, 0]
@@ -80,7 +69,7 @@ def test_ablations_fix_their_controller_and_the_baseline_acts_at_tau_one(tmp_pat
 
 
 def test_actor_holds_tau_per_episode_and_reports_raw_returns(tmp_path):
-    built = trial(spec(SMALL + ", controller_scope: per_env}"), tmp_path)
+    built = trial(cartpole_spec(SMALL + ", controller_scope: per_env}"), tmp_path)
     agent, sampled, recorded = built.agent, [], []
     for controller in agent.controllers:
         sample, update = controller.sample, controller.update

@@ -24,31 +24,21 @@ import pytest
 import torch
 from scipy.stats import kstest
 from zoo_learner.state import to_plain
+from zoo_testing import CARTPOLE, TINY_SUBSTRATE, cartpole_spec, trial
 
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo.run import Interrupted, build_trial, prepare_run, run_unit
-from zoo.spec import load_spec_text
-
-CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
-
-
-def spec(agent, steps=2000, extra=""):
-    return load_spec_text(f"{CARTPOLE}agent: {agent}\nbudget: {{steps: {steps}}}\n{extra}", get_registry())
-
-
-def trial(text_spec, tmp_path, seed=0):
-    return build_trial(text_spec, get_registry(), seed=seed, trial=0, directory=tmp_path, tensorboard=False)
+from zoo.run import Interrupted, prepare_run, run_unit
 
 
 def test_presets_fill_every_field_and_overrides_merge():
-    paper = spec("{type: gdi-i3, preset: paper, network: {lstm: 32}}").agent
+    paper = cartpole_spec("{type: gdi-i3, preset: paper, network: {lstm: 32}}").agent
     assert (paper.num_envs, paper.burn_in, paper.length, paper.batch, paper.gamma) == (160, 40, 80, 64, 0.997)
     assert (paper.pull_every, paper.push_every, paper.rho_bar, paper.c_bar) == (64, 25, 1.05, 1.05)
     assert paper.network.lstm == 32 and paper.network.torso == "impala" and paper.network.head_hidden == 512
     assert paper.optimizer.betas == (0.9, 0.98) and paper.optimizer.warmup == 4000
-    small = spec("{type: gdi-h3}").agent
+    small = cartpole_spec("{type: gdi-h3}").agent
     assert (small.preset, small.num_envs, small.length, small.network.lstm) == ("cpu_small", 8, 20, 64)
 
 
@@ -60,13 +50,13 @@ def test_presets_fill_every_field_and_overrides_merge():
 ])
 def test_bad_params_are_one_clear_message(agent, message):
     with pytest.raises(SpecError) as error:
-        spec(agent)
+        cartpole_spec(agent)
     assert message in str(error.value) and len(error.value.problems) == 1
 
 
 @pytest.mark.parametrize("controller", ["gdi_bandits", "fixed", "uniform", "ucb1", "sliding_window_ucb", "thompson"])
 def test_any_meta_controller_runs_under_gdi(controller, tmp_path):
-    built = trial(spec("{type: gdi-i3, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}}",
+    built = trial(cartpole_spec(f"{{type: gdi-i3, {TINY_SUBSTRATE}}}",
                        extra=f"meta_controller: {{type: {controller}}}\n"), tmp_path)
     built.agent.learn(300)
     assert built.agent.steps >= 300 and built.agent.system.learner.updates > 0
@@ -77,21 +67,22 @@ def test_any_meta_controller_runs_under_gdi(controller, tmp_path):
 
 def test_ablations_fix_their_controller(tmp_path):
     with pytest.raises(ZooError, match="remove the meta_controller block"):
-        trial(spec("{type: gdi-i3, ablation: random_selection}", extra="meta_controller: {type: ucb1}\n"), tmp_path)
-    built = trial(spec("{type: gdi-i3, ablation: fixed_selection, num_envs: 2}"), tmp_path)
+        trial(cartpole_spec("{type: gdi-i3, ablation: random_selection}", extra="meta_controller: {type: ucb1}\n"),
+              tmp_path)
+    built = trial(cartpole_spec("{type: gdi-i3, ablation: fixed_selection, num_envs: 2}"), tmp_path)
     assert all(c.sample().value.tolist() == [1.0, 0.0, 1.0] for c in built.agent.controllers)
     built.agent.close()
 
 
-SMALL = "{type: gdi-h3, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}}"
+SMALL = f"{{type: gdi-h3, {TINY_SUBSTRATE}}}"
 
 
 def test_checkpoint_restores_everything(tmp_path):
-    built = trial(spec(SMALL), tmp_path / "a")
+    built = trial(cartpole_spec(SMALL), tmp_path / "a")
     built.agent.learn(400)
     (tmp_path / "ckpt").mkdir()
     built.agent.save(tmp_path / "ckpt")
-    other = trial(spec(SMALL), tmp_path / "b", seed=0)
+    other = trial(cartpole_spec(SMALL), tmp_path / "b", seed=0)
     other.agent.load(tmp_path / "ckpt")
     a, b = built.agent, other.agent
     assert (a.steps, a.episodes, a.system.learner.updates) == (b.steps, b.episodes, b.system.learner.updates)
@@ -112,7 +103,7 @@ def test_checkpoint_restores_everything(tmp_path):
 def test_same_seed_same_numbers(tmp_path):
     runs = []
     for k in range(2):
-        built = trial(spec(SMALL), tmp_path / str(k))
+        built = trial(cartpole_spec(SMALL), tmp_path / str(k))
         built.agent.learn(300)
         built.agent.close()
         built.logger.close()
@@ -142,7 +133,7 @@ def test_zoo_run_resumes_mid_run_exactly_on_gym_vector_envs(tmp_path):
 @pytest.mark.parametrize("agent,precision,threshold",
                          [("gdi-h3", "float32", 55.0), ("gdi-i3", "float32", 35.0), ("gdi-h3", "int8", 55.0)])
 def test_learns_cartpole(agent, precision, threshold, tmp_path):
-    built = trial(spec(f"{{type: {agent}, actor_precision: {precision}}}", steps=25_000), tmp_path)
+    built = trial(cartpole_spec(f"{{type: {agent}, actor_precision: {precision}}}", steps=25_000), tmp_path)
     built.agent.learn(25_000)
     built.agent.close()
     built.logger.close()

@@ -8,6 +8,7 @@ import types
 import pytest
 from zoo_gohr.named_rules import rule_names
 from zoo_gohr.plugin import make_env
+from zoo_testing import spec
 
 from zoo import RuleSetEntry, hookimpl
 from zoo.errors import SpecError
@@ -18,7 +19,7 @@ PAPER = ["paper/b23_then_b01", "paper/b3_then_b1", "paper/clockwise", "paper/col
 
 
 def spec_for(rule: str):
-    return load_spec_text(f"env: {{type: gohr, rule: {rule}}}\nagent: {{type: ppo}}\nbudget: {{steps: 1}}\n", get_registry())
+    return spec(f"env: {{type: gohr, rule: {rule}}}\nagent: {{type: ppo}}\nbudget: {{steps: 1}}\n")
 
 
 def test_the_paper_rules_are_shipped_by_name():

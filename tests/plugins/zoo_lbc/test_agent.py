@@ -13,31 +13,20 @@ import torch
 from toy_envs import corridor_context
 from zoo_lbc.params import LBCParams
 from zoo_lbc.plugin import make_lbc
+from zoo_testing import TINY_SUBSTRATE, cartpole_spec, trial
 
 from zoo import ZooError
 from zoo.errors import SpecError
-from zoo.registry import get_registry
-from zoo.run import build_trial
-from zoo.spec import load_spec_text
 
-CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
-SMALL = "{type: lbc, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
-
-
-def spec(agent, steps=2000, extra=""):
-    return load_spec_text(f"{CARTPOLE}agent: {agent}\nbudget: {{steps: {steps}}}\n{extra}", get_registry())
-
-
-def trial(text_spec, tmp_path):
-    return build_trial(text_spec, get_registry(), seed=0, trial=0, directory=tmp_path, tensorboard=False)
+SMALL = f"{{type: lbc, {TINY_SUBSTRATE}"
 
 
 def test_presets():
-    paper = spec("{type: lbc, preset: paper}").agent
+    paper = cartpole_spec("{type: lbc, preset: paper}").agent
     assert [(m.gamma, m.shaping) for m in paper.members] == [(0.997, "rs1"), (0.999, "rs2"), (0.99, "rs3")]
     assert (paper.burn_in, paper.length, paper.batch, tuple(paper.loss_scales)) == (40, 80, 64, (1.0, 5.0, 5.0))
     assert paper.optimizer.lr == 5.3e-4 and paper.network.lstm == 256
-    small = spec("{type: lbc}").agent
+    small = cartpole_spec("{type: lbc}").agent
     assert (small.num_envs, small.controller_scope, len(small.members)) == (8, "shared", 3)
 
 
@@ -48,7 +37,7 @@ def test_presets():
 ])
 def test_bad_params_are_one_clear_message(agent, message):
     with pytest.raises(SpecError) as error:
-        spec(agent)
+        cartpole_spec(agent)
     assert message in str(error.value) and len(error.value.problems) == 1
 
 
@@ -57,7 +46,7 @@ def test_bad_params_are_one_clear_message(agent, message):
     ("reduce_H_and_Psi", 1, 1, "VotingPopulation"), ("random_selection", 3, 6, "Uniform"),
 ])
 def test_ablation_wiring(ablation, networks, dim, controller, tmp_path):
-    built = trial(spec(SMALL + f", ablation: {ablation}}}"), tmp_path)
+    built = trial(cartpole_spec(SMALL + f", ablation: {ablation}}}"), tmp_path)
     agent = built.agent
     net = agent.system.learner.net
     assert len(getattr(net, "nets", [net])) == networks and agent.space.dim == dim
@@ -68,16 +57,18 @@ def test_ablation_wiring(ablation, networks, dim, controller, tmp_path):
 
 
 def test_ucb_and_replacement_ablations_configure_the_bandits(tmp_path):
-    no_ucb = trial(spec(SMALL + ", ablation: no_ucb}"), tmp_path / "a").agent.controllers[0]
+    no_ucb = trial(cartpole_spec(SMALL + ", ablation: no_ucb}"), tmp_path / "a").agent.controllers[0]
     assert all(b.c == 0 for bandits in no_ucb.populations for b in bandits)
-    assert trial(spec(SMALL + ", ablation: no_replacement}"), tmp_path / "b").agent.controllers[0].params.replace_every == 0
+    no_replacement = trial(cartpole_spec(SMALL + ", ablation: no_replacement}"), tmp_path / "b").agent.controllers[0]
+    assert no_replacement.params.replace_every == 0
     with pytest.raises(ZooError, match="remove the meta_controller block"):
-        trial(spec(SMALL + ", ablation: random_selection}", extra="meta_controller: {type: ucb1}\n"), tmp_path / "c")
+        trial(cartpole_spec(SMALL + ", ablation: random_selection}", extra="meta_controller: {type: ucb1}\n"),
+              tmp_path / "c")
 
 
 @pytest.mark.parametrize("controller", ["lbc_bandits", "gdi_bandits", "fixed", "ucb1", "thompson"])
 def test_any_meta_controller_runs_under_lbc(controller, tmp_path):
-    built = trial(spec(SMALL + "}", extra=f"meta_controller: {{type: {controller}}}\n"), tmp_path)
+    built = trial(cartpole_spec(SMALL + "}", extra=f"meta_controller: {{type: {controller}}}\n"), tmp_path)
     built.agent.learn(200)
     assert built.agent.system.learner.updates > 0
     built.agent.close()

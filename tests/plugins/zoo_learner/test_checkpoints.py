@@ -9,21 +9,18 @@ import numpy as np
 import pytest
 import torch
 from zoo_learner.state import to_plain
+from zoo_testing import GOHR_COLOR_MATCH, TINY_SUBSTRATE, spec, trial
 
 from zoo.registry import get_registry
-from zoo.run import Interrupted, build_trial, prepare_run, run_unit
-from zoo.spec import load_spec_text
+from zoo.run import Interrupted, prepare_run, run_unit
 
-ENV = "env: {type: gohr, rule: paper/color_match, horizon: 30}\n"
-SMALL = "num_envs: 2, batch: 2, length: 5, burn_in: 2, pull_every: 3, push_every: 2, network: {hidden: [16], lstm: 8}"
+SMALL = f"{TINY_SUBSTRATE}, pull_every: 3, push_every: 2"
 #: agent -> class of its default meta-controller (Omega: gdi_bandits with DiCE's constants; lbc_bandits)
 AGENTS = {"dice": "BanditPopulation", "lbc": "VotingPopulation"}
 
 
 def build(agent, directory, steps=1000):
-    text = f"{ENV}agent: {{type: {agent}, {SMALL}}}\nbudget: {{steps: {steps}}}\n"
-    return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=0, trial=0, directory=directory,
-                       tensorboard=False)
+    return trial(spec(f"{GOHR_COLOR_MATCH}agent: {{type: {agent}, {SMALL}}}\nbudget: {{steps: {steps}}}\n"), directory)
 
 
 def plain(value) -> str:
@@ -83,7 +80,8 @@ def metrics(folder):
 def test_interrupted_run_resumes_to_the_end(agent, tmp_path):
     def run(name, interrupt):
         source = tmp_path / f"{name}.yaml"
-        source.write_text(f"{ENV}agent: {{type: {agent}, {SMALL}}}\nbudget: {{steps: 1500, checkpoint_every: 500}}\n"
+        source.write_text(f"{GOHR_COLOR_MATCH}agent: {{type: {agent}, {SMALL}}}\n"
+                          "budget: {steps: 1500, checkpoint_every: 500}\n"
                           "seed: 3\nlogging: {tensorboard: false, progress: false}\n")
         folder = prepare_run(source, get_registry(), tmp_path / name)
         stopped_at = None

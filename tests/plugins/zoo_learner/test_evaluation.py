@@ -5,22 +5,19 @@ import json
 
 import pytest
 import torch
+import zoo_testing
 from zoo_learner.state import to_plain
 
 from zoo import ZooError
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo.run import build_trial
 from zoo.spec import load_spec_text
-
-SMALL = "num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
 
 
 def trial(agent, tmp_path, extra=""):
     torch.set_num_threads(1)
-    text = f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: {agent}, {SMALL}{extra}}}\nbudget: {{steps: 200}}\n"
-    return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=3, trial=0, directory=tmp_path,
-                       tensorboard=False)
+    agent_block = f"{{type: {agent}, {zoo_testing.TINY_SUBSTRATE}{extra}}}"
+    return zoo_testing.trial(zoo_testing.cartpole_spec(agent_block, steps=200), tmp_path, seed=3)
 
 
 def states(agent):
@@ -133,14 +130,13 @@ def test_dices_default_evaluation_draws_every_tau_inside_the_shared_omegas_best_
 
 @pytest.mark.parametrize("controller", sorted(get_registry().names("meta_controller")))
 def test_dice_under_every_meta_controller_evaluates_from_its_best_region_or_by_mechanism(controller, tmp_path):
-    text = (f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: dice, {SMALL}}}\nmeta_controller: {{type: {controller}}}"
-            "\nbudget: {steps: 200}\n")
+    text = (f"{zoo_testing.CARTPOLE}agent: {{type: dice, {zoo_testing.TINY_SUBSTRATE}}}\n"
+            f"meta_controller: {{type: {controller}}}\nbudget: {{steps: 200}}\n")
     if controller == "uniform":  # no best region: asking for one is refused, the default falls back
-        asked = load_spec_text(text.replace("type: dice,", "type: dice, evaluation: best_region,"), get_registry())
+        asked = zoo_testing.spec(text.replace("type: dice,", "type: dice, evaluation: best_region,"))
         with pytest.raises(ZooError, match="'uniform' has none; use evaluation: mechanism"):
-            build_trial(asked, get_registry(), seed=3, trial=0, directory=tmp_path / "asked", tensorboard=False)
-    spec = load_spec_text(text, get_registry())
-    built = build_trial(spec, get_registry(), seed=3, trial=0, directory=tmp_path, tensorboard=False)
+            zoo_testing.trial(asked, tmp_path / "asked", seed=3)
+    built = zoo_testing.trial(zoo_testing.spec(text), tmp_path, seed=3)
     assert built.agent.evaluation == ("mechanism" if controller == "uniform" else "best_region")
     built.agent.learn(100)
     assert len(built.agent.evaluate(2, seed=5)) == 2

@@ -11,10 +11,7 @@ from torch.ao.nn.quantized import dynamic as quantized
 from zoo_learner.actor import VectorActor
 from zoo_learner.inference import Int8ConvStack, acting_network
 from zoo_learner.networks import NetworkParams, build_network, scale_obs
-
-from zoo.registry import get_registry
-from zoo.run import build_trial
-from zoo.spec import load_spec_text
+from zoo_testing import TINY_SUBSTRATE, cartpole_spec, trial
 
 PARAMS = NetworkParams(torso="minatar", embedding=64, lstm=16)
 
@@ -129,11 +126,8 @@ def test_actor_stores_the_int8_policy_and_requantizes_new_versions():
 
 
 def gdi_trial(directory):
-    text = ("env: {type: gym, id: CartPole-v1}\n"
-            "agent: {type: gdi-i3, num_envs: 2, batch: 2, length: 5, burn_in: 2, pull_every: 3, push_every: 2, "
-            "actor_precision: int8, network: {hidden: [16], lstm: 8}}\nbudget: {steps: 2000}\n")
-    return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=0, trial=0, directory=directory,
-                       tensorboard=False)
+    agent = f"{{type: gdi-i3, {TINY_SUBSTRATE}, pull_every: 3, push_every: 2, actor_precision: int8}}"
+    return trial(cartpole_spec(agent), directory)
 
 
 def test_a_checkpoint_restores_the_int8_actor(tmp_path):

@@ -8,9 +8,10 @@ import re
 import numpy as np
 import pytest
 import torch
+from zoo_testing import spec, trial
 
 from zoo.registry import get_registry
-from zoo.run import build_trial, save_checkpoint
+from zoo.run import save_checkpoint
 from zoo.spec import load_spec_text
 
 CARTPOLE, PENDULUM = "{type: gym, id: CartPole-v1}", "{type: gym, id: Pendulum-v1}"
@@ -18,8 +19,7 @@ GOHR = "{type: gohr, rule: paper/clockwise, horizon: 20}"
 
 
 def _build(tmp_path, name, env, agent, steps=400, seed=3):
-    spec = load_spec_text(f"env: {env}\nagent: {agent}\nbudget: {{steps: {steps}}}\n", get_registry())
-    return build_trial(spec, get_registry(), seed=seed, trial=0, directory=tmp_path / name, tensorboard=False)
+    return trial(spec(f"env: {env}\nagent: {agent}\nbudget: {{steps: {steps}}}\n"), tmp_path / name, seed=seed)
 
 
 def _close(*built):
