@@ -22,6 +22,8 @@ from zoo.cli import main
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
 
+pytestmark = pytest.mark.slow  # Ray
+
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():

@@ -28,6 +28,8 @@ from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
 from zoo.spec import RayBackend
 
+pytestmark = pytest.mark.slow  # a Ray cluster
+
 DOCS = Path(__file__).parents[1] / "docs" / "ray.md"
 
 

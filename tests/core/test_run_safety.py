@@ -193,6 +193,7 @@ def test_resume_by_an_id_that_copied_folders_share_names_every_match(tmp_path):
     assert find_run("copy", tmp_path / "runs") == copy.resolve()
 
 
+@pytest.mark.slow  # pip-installs the example plugin; sixteen processes
 def test_sixteen_concurrent_trains_of_one_spec_make_sixteen_runs(zoo_cli, tmp_path):
     source = tmp_path / "spec.yaml"
     source.write_text(SPEC.replace("episodes: 40", "episodes: 2"))

@@ -13,6 +13,8 @@ import pytest
 
 from zoo.metrics import read_metrics
 
+pytestmark = pytest.mark.slow  # pip-installs the example plugin
+
 SPEC = """\
 name: corridor-q
 env:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # pip-installs the hostile plugin
+
 ROOT = Path(__file__).parents[2]
 PLUGIN = "aaa-hostile"
 WARNINGS = [

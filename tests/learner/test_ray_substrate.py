@@ -24,6 +24,8 @@ from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
+pytestmark = pytest.mark.slow  # Ray
+
 RAY = SimpleNamespace(type="ray", address=None, torch_threads=1)
 SMALL = "{type: gdi-i3, num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
 

@@ -37,6 +37,7 @@ def status(run: Path) -> str:
     return json.loads((run / "run.json").read_text())["status"]
 
 
+@pytest.mark.slow  # a GDI run in a subprocess, interrupted and resumed
 def test_ctrl_c_then_zoo_resume_finishes_a_gdi_run(zoo_cli_with, tmp_path):
     zoo = zoo_cli_with(ZOO_PLUGINS="gym,learner,bandits,gdi")
     spec, run = tmp_path / "gdi.yaml", tmp_path / "run"

@@ -35,6 +35,7 @@ def test_a_missing_chromium_fails_the_test_with_how_to_install_it(monkeypatch):
         chromium_path()
 
 
+@pytest.mark.slow  # headless Chromium
 def test_a_player_drags_pieces_in_chromium_and_the_transcript_replays(tmp_path):
     from playwright.sync_api import sync_playwright
 

@@ -115,6 +115,7 @@ def test_vector_forms_and_rendering():
     assert [frame.shape for frame in synced.render()] == [(480, 480, 3)] * 2
 
 
+@pytest.mark.slow  # a third-party PPO script trains in a subprocess
 def test_unchanged_third_party_script_trains_on_gohr():
     script = Path(__file__).with_name("third_party_ppo.py")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}

@@ -170,6 +170,7 @@ print(json.dumps(counts))
 """
 
 
+@pytest.mark.slow  # a window on Xvfb
 def test_human_mode_shows_the_board_and_each_verdict_in_a_window():
     with virtual_display() as display:
         env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"} | {"DISPLAY": display,

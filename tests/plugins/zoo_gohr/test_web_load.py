@@ -8,9 +8,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx2
 import numpy as np
+import pytest
 from gohr_web import experiment, live_server, play_everything
 from zoo_gohr.engine.conformance import replay_file
 from zoo_gohr.web.app import create_app
+
+pytestmark = pytest.mark.slow  # a load test: 40 players on a live server
 
 PLAYERS, THREADS = 40, 16
 

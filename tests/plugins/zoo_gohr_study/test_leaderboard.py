@@ -161,6 +161,7 @@ def test_random_player_moves_only_where_pieces_are(tmp_path):
     assert np.all(np.diff([r["step"] for r in rows]) == 9)
 
 
+@pytest.mark.slow  # pip-installs the example plugin
 def test_the_test_plugins_agent_enters_with_one_command_and_its_failures_are_its_own(zoo_cli, tmp_path):
     """tests/thirdparty_plugin's tabular-q joins the board as a column; it needs discrete observations,
     which GOHR does not have, so its cells fail with the plugin's own message and are not scored."""
@@ -180,6 +181,7 @@ def test_the_test_plugins_agent_enters_with_one_command_and_its_failures_are_its
     assert [r["name"] for r in results["agent_ranking"]["ranking"]] == ["random"]
 
 
+@pytest.mark.slow  # boards in subprocesses, interrupted
 def test_ctrl_c_stops_the_board_and_the_next_call_continues_it(tmp_path):
     import signal
     import subprocess

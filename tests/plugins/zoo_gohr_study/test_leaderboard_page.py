@@ -11,6 +11,8 @@ import yaml
 
 from zoo.cli import main
 
+pytestmark = pytest.mark.slow  # headless Chromium
+
 SCRIPT = Path(__file__).parents[3] / "scripts" / "leaderboard_screenshot.py"
 
 BOARD = {

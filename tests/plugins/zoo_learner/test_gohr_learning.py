@@ -11,11 +11,14 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 import yaml
 
 from zoo.registry import get_registry
 from zoo.run import build_trial
 from zoo.spec import load_spec_text
+
+pytestmark = pytest.mark.slow  # a learning check of 12,000 steps
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 STEPS = 12_000

@@ -14,6 +14,8 @@ import yaml
 from zoo.registry import get_registry
 from zoo.run import execute_run, prepare_run
 
+pytestmark = pytest.mark.slow  # every shipped spec trained end to end, about 2 minutes
+
 EXAMPLES = Path(__file__).parents[3] / "examples"
 SUBSTRATE_AGENTS = ("gdi-i3", "gdi-h3", "dice", "lbc")
 SPECS = sorted(p.name for p in EXAMPLES.glob("*.yaml")
