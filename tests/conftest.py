@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -15,6 +16,18 @@ os.environ["OMP_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
 if "torch" in sys.modules:
     sys.modules["torch"].set_num_threads(1)
+
+
+@pytest.fixture(autouse=True)
+def _zoo_logger_restored():
+    """zoo.cli.main gives the 'zoo' logger its own stderr handler and stops it propagating, so a test that
+    called main() would hide every later test's warnings from caplog; each test leaves the logger as it found it."""
+    logger = logging.getLogger("zoo")
+    handlers, propagate, level = list(logger.handlers), logger.propagate, logger.level
+    yield
+    logger.handlers[:] = handlers
+    logger.propagate = propagate
+    logger.setLevel(level)
 
 
 @pytest.fixture(autouse=True)
