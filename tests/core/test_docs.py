@@ -86,6 +86,7 @@ def test_every_hook_entry_type_and_context_field_is_taught():
     assert [field for field in fields if f"| `{field}" not in text] == []
 
 
+@pytest.mark.slow  # pip-installs the package the page teaches
 def test_the_console_commands_work(package, site, zoo_cli_with):
     zoo = zoo_cli_with(site, ZOO_PLUGINS="bandit,gym,gdi,learner")  # the doc's commands need no other plugin
     outputs = {}
@@ -136,6 +137,7 @@ def test_the_console_commands_work(package, site, zoo_cli_with):
         assert any("learner/loss_pi" in row for row in rows)  # the learner trained
 
 
+@pytest.mark.slow  # pip-installs the package the page teaches
 def test_the_yaml_specs_validate(importable):
     registry = Registry()
     registry.load_entry_points()
@@ -146,6 +148,7 @@ def test_the_yaml_specs_validate(importable):
                            ("gym", "gdi-i3", "eps-bandit", "steps"), ("gym", "boltzmann-ac", None, "steps")}
 
 
+@pytest.mark.slow  # pip-installs the package the page teaches
 def test_the_tests_it_teaches_pass(package, importable, tmp_path):
     path = package / "tests" / "test_plugin.py"
     namespace = {"__name__": "doc_test_plugin", "__file__": str(path)}

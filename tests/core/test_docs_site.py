@@ -127,6 +127,7 @@ def registry() -> Registry:
     return registry
 
 
+@pytest.mark.slow  # the docs site build
 def test_the_site_builds_strict(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
@@ -194,6 +195,7 @@ def test_the_commands_not_run_parse(tmp_path, monkeypatch):
     assert parsed
 
 
+@pytest.mark.slow  # every console block of the site in subprocesses
 def test_the_console_commands_run(tmp_path, zoo_cli_with):
     """Every page's runnable commands, in navigation order, in one scratch folder."""
     scratch = tmp_path / "scratch"

@@ -83,6 +83,7 @@ def final_state(folder, agent: str) -> dict[str, object]:
     return state
 
 
+@pytest.mark.slow  # every built-in agent trained twice, about 2 minutes
 @pytest.mark.parametrize("agent", sorted(SPECS))
 def test_interrupted_at_a_random_checkpoint_and_resumed(agent, tmp_path):
     registry = get_registry()

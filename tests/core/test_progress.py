@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from zoo.cli import main
 from zoo.console import ProgressBar
 from zoo.metrics import RUNNING_EPISODES, MetricLogger, Running, read_metrics
@@ -48,6 +50,7 @@ def test_the_bar_averages_the_trials_that_have_returns():
     assert bar.returns_text() == "return 15.0 eval 4.0"
 
 
+@pytest.mark.slow  # zoo train with trials in worker processes
 def test_zoo_train_shows_the_running_return_of_trials_in_worker_processes(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     spec = tmp_path / "spec.yaml"

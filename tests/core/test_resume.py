@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # runs in subprocesses, killed and resumed; pip-installs the example plugin
+
 STEPS = 100_000
 
 CORRIDOR = f"""\

@@ -13,6 +13,7 @@ import math
 import os
 from datetime import timedelta
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -158,6 +159,7 @@ def test_yaml_of_random_values(document, style):
         check_valid(spec)
 
 
+@pytest.mark.slow  # fuzzing at full budget (300 documents)
 @settings(FUZZ, max_examples=300)
 @given(data=st.data())
 def test_spec_shaped_documents(data):

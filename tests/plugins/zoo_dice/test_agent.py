@@ -84,6 +84,7 @@ def test_actor_holds_tau_per_episode_and_reports_raw_returns(tmp_path):
     agent.close()
 
 
+@pytest.mark.slow  # a learning check over two seeds
 @pytest.mark.parametrize("seed", [1, 2])
 def test_learns_the_corridor(seed, tmp_path):
     torch.set_num_threads(1)

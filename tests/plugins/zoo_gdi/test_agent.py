@@ -130,6 +130,7 @@ def test_zoo_run_resumes_mid_run_exactly_on_gym_vector_envs(tmp_path):
     assert run("resumed", True) == run("whole", False)
 
 
+@pytest.mark.slow  # a learning check, four agents and precisions
 @pytest.mark.parametrize("agent,precision,threshold",
                          [("gdi-h3", "float32", 55.0), ("gdi-i3", "float32", 35.0), ("gdi-h3", "int8", 55.0)])
 def test_learns_cartpole(agent, precision, threshold, tmp_path):

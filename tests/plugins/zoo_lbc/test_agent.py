@@ -74,6 +74,7 @@ def test_any_meta_controller_runs_under_lbc(controller, tmp_path):
     built.agent.close()
 
 
+@pytest.mark.slow  # a learning check
 def test_learns_the_corridor(tmp_path):
     torch.set_num_threads(1)
     context = corridor_context(tmp_path, 1, 8000)

@@ -43,6 +43,7 @@ def random_returns(tmp_path_factory) -> np.ndarray:
     return evaluation_returns(tmp_path_factory.mktemp("random"), (EXAMPLES / "ale-random-catch.yaml").read_text())
 
 
+@pytest.mark.slow  # a learning check against random play
 @pytest.mark.parametrize("features", ["{type: basic, background_frames: 1000}", "{type: ram}"])
 def test_sarsa_beats_random_on_catch(tmp_path, random_returns, features):
     text = (EXAMPLES / "atari-sarsa-catch.yaml").read_text()

@@ -24,6 +24,7 @@ LEARNING_SEED = 1
 LEARNED_RETURN = 150.0
 
 
+@pytest.mark.slow  # a learning check
 def test_ppo_learns_cartpole(tmp_path):
     spec = tmp_path / "cartpole.yaml"
     text = EXAMPLE.read_text().replace("steps: 60000", f"steps: {LEARNING_STEPS}").replace("seed: 0", f"seed: {LEARNING_SEED}")
