@@ -18,16 +18,25 @@ if "torch" in sys.modules:
     sys.modules["torch"].set_num_threads(1)
 
 
+_ZOO_LOGGER = logging.getLogger("zoo")
+_PRISTINE_ZOO_LOGGER = (list(_ZOO_LOGGER.handlers), _ZOO_LOGGER.propagate, _ZOO_LOGGER.level)
+
+
+def _reset_zoo_logger() -> None:
+    handlers, propagate, level = _PRISTINE_ZOO_LOGGER
+    _ZOO_LOGGER.handlers[:] = handlers
+    _ZOO_LOGGER.propagate = propagate
+    _ZOO_LOGGER.setLevel(level)
+
+
 @pytest.fixture(autouse=True)
-def _zoo_logger_restored():
-    """zoo.cli.main gives the 'zoo' logger its own stderr handler and stops it propagating, so a test that
-    called main() would hide every later test's warnings from caplog; each test leaves the logger as it found it."""
-    logger = logging.getLogger("zoo")
-    handlers, propagate, level = list(logger.handlers), logger.propagate, logger.level
+def _pristine_zoo_logger():
+    """zoo.cli.main gives the 'zoo' logger its own stderr handler and stops it propagating, so once any test
+    (or a module fixture) called main(), caplog would see no warning of the zoo: every test starts and ends
+    with the logger as it was before the first call."""
+    _reset_zoo_logger()
     yield
-    logger.handlers[:] = handlers
-    logger.propagate = propagate
-    logger.setLevel(level)
+    _reset_zoo_logger()
 
 
 @pytest.fixture(autouse=True)
