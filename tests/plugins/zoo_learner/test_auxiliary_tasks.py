@@ -1,6 +1,6 @@
 """The auxiliary forward and inverse dynamics tasks (docs/algorithms/substrate.md#auxiliary-dynamics-tasks):
 both losses on hand-made embeddings with a terminal and padding, the detached forward target, the
-gradient reaching every torso, their place in the GDI, DiCE and LBC losses, the presets, and exact resume."""
+gradient reaching every torso, their place in the GDI, DiCE and LBC losses, the presets, and exact agent_runs."""
 
 import math
 import random
@@ -170,23 +170,23 @@ def test_the_paper_presets_of_gdi_and_lbc_switch_both_tasks_on_and_the_cpu_prese
 
 
 def test_a_resumed_trial_with_the_tasks_on_ends_as_an_uninterrupted_one(tmp_path, monkeypatch):
-    import test_exact_resume as resume
+    import agent_runs
 
     from zoo.registry import get_registry
     from zoo.run import Interrupted, execute_run, run_unit
 
-    env, params, budget = resume.SPECS["gdi-h3"]
-    monkeypatch.setitem(resume.SPECS, "gdi-h3", (env, params + ", auxiliary: {forward: 1.0, inverse: 1.0, hidden: 8}",
-                                                 budget))
+    env, params, budget = agent_runs.SPECS["gdi-h3"]
+    monkeypatch.setitem(agent_runs.SPECS, "gdi-h3",
+                        (env, params + ", auxiliary: {forward: 1.0, inverse: 1.0, hidden: 8}", budget))
     registry = get_registry()
-    whole = resume.new_run(tmp_path, "gdi-h3", "whole")
+    whole = agent_runs.new_run(tmp_path, "gdi-h3", "whole")
     assert execute_run(whole, registry, progress=False) == "finished"
-    cut = resume.new_run(tmp_path, "gdi-h3", "cut")
+    cut = agent_runs.new_run(tmp_path, "gdi-h3", "cut")
     answers = iter([False] * random.Random(1).randint(1, 3))
     with pytest.raises(Interrupted):
         run_unit(cut.path, [0], registry=registry, should_stop=lambda: next(answers, True))
     assert execute_run(cut, registry, progress=False) == "finished"
-    assert resume.rows(cut) == resume.rows(whole)
-    assert any("learner/loss_forward" in row for row in resume.rows(whole))
-    final = resume.final_state(cut, "gdi-h3")
-    assert final == resume.final_state(whole, "gdi-h3") and "dynamics_heads" in final["learner.pt"]
+    assert agent_runs.rows(cut) == agent_runs.rows(whole)
+    assert any("learner/loss_forward" in row for row in agent_runs.rows(whole))
+    final = agent_runs.final_state(cut, "gdi-h3")
+    assert final == agent_runs.final_state(whole, "gdi-h3") and "dynamics_heads" in final["learner.pt"]
