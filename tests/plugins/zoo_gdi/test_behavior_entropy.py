@@ -13,6 +13,7 @@ by more than 0.015, and GDI ended at least 0.10 below it with the same networks.
 
 import gymnasium
 import numpy as np
+import pytest
 import torch
 from gymnasium import spaces
 from zoo_bandits.classic import Uniform
@@ -78,6 +79,7 @@ def first_and_last(controller) -> tuple[float, float]:
     return float(np.mean(first)), float(np.mean(last))
 
 
+@pytest.mark.slow  # a learning check: the behavior entropy over training
 def test_entropy_of_stored_mu_falls_under_gdi_and_stays_flat_under_random_selection():
     gdi_first, gdi_last = first_and_last(lambda space, rng: BanditPopulation(PopulationParams(), space, rng))
     random_first, random_last = first_and_last(lambda space, rng: Uniform(Params(), space, rng))

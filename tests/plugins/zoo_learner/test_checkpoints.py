@@ -76,6 +76,7 @@ def metrics(folder):
     return [json.loads(line) for line in (folder.trial_dir(0) / "metrics.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow  # two runs of 1,500 steps per agent, one interrupted
 @pytest.mark.parametrize("agent", sorted(AGENTS))
 def test_interrupted_run_resumes_to_the_end(agent, tmp_path):
     def run(name, interrupt):
