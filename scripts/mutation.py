@@ -43,15 +43,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / ".mutation"
 EQUIVALENT = Path(__file__).with_name("mutation_equivalent.txt")
-LEARNER, GDI, DICE, LBC = "tests/learner", "tests/gdi", "tests/dice", "tests/lbc"
-STUDY = ["tests/plugins/zoo_report/test_stats.py", "tests/gohr_study/test_tce_and_order.py", "tests/gohr_study/test_study.py"]
+LEARNER, GDI, DICE, LBC = "tests/plugins/zoo_learner", "tests/plugins/zoo_gdi", "tests/plugins/zoo_dice", "tests/plugins/zoo_lbc"
+STUDY = ["tests/plugins/zoo_report/test_stats.py", "tests/plugins/zoo_gohr_study/test_tce_and_order.py", "tests/plugins/zoo_gohr_study/test_study.py"]
 # Each mutant costs one pytest process, most of it start-up: third-party pytest plugins (playwright,
 # hypothesis, ...) are not loaded, since none of the tests below needs one. No bytecode is written,
 # so no test run can read a stale compiled copy of a mutant.
 TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-DQN = "tests/gohr_study/test_linear_dqn_mechanisms.py"  # numpy only: the agent's mechanisms, whole updates, resume
+DQN = "tests/plugins/zoo_dqn/test_linear_dqn_mechanisms.py"  # numpy only: the agent's mechanisms, whole updates, resume
 # the meta-controllers' known-answer tests, fastest first; their learning runs (test_learning.py) take seconds each
-BANDITS = [f"tests/bandits/test_{name}.py" for name in ("params", "classic", "controllers", "best", "population", "options")]
+BANDITS = [f"tests/plugins/zoo_bandits/test_{name}.py" for name in ("params", "classic", "controllers", "best", "population", "options")]
 
 #: module -> the tests that cover it
 MODULES: dict[str, list[str]] = {
@@ -71,21 +71,21 @@ MODULES: dict[str, list[str]] = {
                                  f"{DICE}/test_omega.py", f"{LEARNER}/test_auxiliary_tasks.py"],
     "plugins/zoo_dice/behavior.py": [f"{DICE}/test_family.py"],
     "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py", f"{LEARNER}/test_losses.py", f"{LEARNER}/test_auxiliary_tasks.py"],
-    "plugins/zoo_lbc/bandits.py": ["tests/bandits/test_params.py", f"{LBC}/test_voting.py", f"{LBC}/test_bandits.py",
-                                   "tests/bandits/test_best.py"],
+    "plugins/zoo_lbc/bandits.py": ["tests/plugins/zoo_bandits/test_params.py", f"{LBC}/test_voting.py", f"{LBC}/test_bandits.py",
+                                   "tests/plugins/zoo_bandits/test_best.py"],
     "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_loss.py"],
     "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
-    "plugins/zoo_dqn/linear.py": ["tests/gohr_study/test_linear_q.py"],
+    "plugins/zoo_dqn/linear.py": ["tests/plugins/zoo_dqn/test_linear_q.py"],
     "plugins/zoo_dqn/agent.py": [DQN],
-    "plugins/zoo_dqn/replay.py": ["tests/gohr_study/test_linear_q.py", DQN],
-    "plugins/zoo_gohr/vector/features.py": ["tests/gohr_study/test_features.py"],
-    "plugins/zoo_gohr_study/errors.py": ["tests/gohr_study/test_errors.py", "tests/gohr_study/test_tce_and_order.py"],
-    "plugins/zoo_gohr_study/reporter.py": ["tests/gohr_study/test_report_tables.py"],
+    "plugins/zoo_dqn/replay.py": ["tests/plugins/zoo_dqn/test_linear_q.py", DQN],
+    "plugins/zoo_gohr/vector/features.py": ["tests/plugins/zoo_gohr/test_features.py"],
+    "plugins/zoo_gohr_study/errors.py": ["tests/plugins/zoo_gohr_study/test_errors.py", "tests/plugins/zoo_gohr_study/test_tce_and_order.py"],
+    "plugins/zoo_gohr_study/reporter.py": ["tests/plugins/zoo_gohr_study/test_report_tables.py"],
     "plugins/zoo_report/stats/summary.py": ["tests/plugins/zoo_report/test_stats_summary.py",
                                             "tests/plugins/zoo_report/test_report.py", *STUDY],
     "plugins/zoo_report/stats/ranking.py": ["tests/plugins/zoo_report/test_stats.py"],
     "plugins/zoo_report/stats/bands.py": ["tests/plugins/zoo_report/test_bands.py"],
-    "plugins/zoo_atari/scores.py": ["tests/atari/test_scores.py"],
+    "plugins/zoo_atari/scores.py": ["tests/plugins/zoo_atari/test_scores.py"],
 }
 
 

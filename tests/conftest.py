@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -15,6 +16,27 @@ os.environ["OMP_NUM_THREADS"] = "1"
 os.environ["MKL_NUM_THREADS"] = "1"
 if "torch" in sys.modules:
     sys.modules["torch"].set_num_threads(1)
+
+
+_ZOO_LOGGER = logging.getLogger("zoo")
+_PRISTINE_ZOO_LOGGER = (list(_ZOO_LOGGER.handlers), _ZOO_LOGGER.propagate, _ZOO_LOGGER.level)
+
+
+def _reset_zoo_logger() -> None:
+    handlers, propagate, level = _PRISTINE_ZOO_LOGGER
+    _ZOO_LOGGER.handlers[:] = handlers
+    _ZOO_LOGGER.propagate = propagate
+    _ZOO_LOGGER.setLevel(level)
+
+
+@pytest.fixture(autouse=True)
+def _pristine_zoo_logger():
+    """zoo.cli.main gives the 'zoo' logger its own stderr handler and stops it propagating, so once any test
+    (or a module fixture) called main(), caplog would see no warning of the zoo: every test starts and ends
+    with the logger as it was before the first call."""
+    _reset_zoo_logger()
+    yield
+    _reset_zoo_logger()
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
 DTYPE = torch.float64
@@ -146,6 +147,16 @@ def rs3(r):  # LBC Table 3
 
 def gradients(loss: torch.Tensor, *tensors: torch.Tensor) -> list[torch.Tensor]:
     return list(torch.autograd.grad(loss, tensors, allow_unused=False))
+
+
+def assert_matches_reference(got, expected, leaves: tuple[torch.Tensor, ...], rel: float) -> None:
+    """A loss's (total, parts) against the reference's: the totals and the parts to `rel`, and the gradients
+    with respect to `leaves` to `rel` (and to rel / 1000 absolute, for entries near zero)."""
+    (total, parts), (expected_total, expected_parts) = got, expected
+    assert total.item() == pytest.approx(expected_total.item(), rel=rel)
+    for grad, expected_grad in zip(gradients(total, *leaves), gradients(expected_total, *leaves)):
+        assert torch.allclose(grad, expected_grad, rtol=rel, atol=rel / 1000)
+    assert parts == pytest.approx(expected_parts, rel=rel)
 
 
 

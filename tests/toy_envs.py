@@ -1,4 +1,4 @@
-"""Small environments for substrate agents' end-to-end tests (shared by tests/dice and tests/lbc)."""
+"""Small environments for substrate agents' end-to-end tests (shared by tests/plugins/zoo_dice and tests/plugins/zoo_lbc)."""
 
 from types import SimpleNamespace
 

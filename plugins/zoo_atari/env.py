@@ -1,6 +1,6 @@
 """Atari environments of a protocol: a gymnasium wrapper pipeline and ale-py's native vector env.
 
-Both give the same observations, rewards and episode ends for the same actions (tests/atari check
+Both give the same observations, rewards and episode ends for the same actions (tests/plugins/zoo_atari check
 it; the no-op counts at reset come from different random streams):
 
 * frames: ``AtariEnv(frameskip=1)`` + ``AtariPreprocessing`` (skip with max over the last two frames,

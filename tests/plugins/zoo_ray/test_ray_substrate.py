@@ -208,7 +208,7 @@ def test_actors_that_cannot_start_are_a_clear_error(local_ray, tmp_path, monkeyp
 
 
 def test_gdi_i3_with_two_ray_actors_learns_cartpole(local_ray, tmp_path):
-    """The local substrate's run (tests/gdi/test_agent.py: GDI-I3 on CartPole, 25,000 steps, mean return of the
+    """The local substrate's run (tests/plugins/zoo_gdi/test_agent.py: GDI-I3 on CartPole, 25,000 steps, mean return of the
     last 20 training episodes) with the same 8 env slots split over 2 Ray actors. Runs on Ray are not
     deterministic, and one seed's final mean spread from 24.7 to 64.7 over six repeats, so the bar is on the
     mean over seeds 0-3: six repeats of it gave 33.6 to 47.9 (about 7 s a run), while the untrained policy's
