@@ -16,6 +16,7 @@ import numpy as np
 
 from .entries import ReporterEntry
 from .errors import ZooError
+from .integrity import annotate_report, caveats
 from .metrics import read_metrics
 from .registry import Registry
 from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
@@ -35,12 +36,10 @@ def reporter_for(registry: Registry, env: str) -> ReporterEntry | None:
 
 
 def open_runs(paths: list[Path]) -> list[RunFolder]:
-    """The run folders at `paths`, with a warning for each run that did not finish."""
+    """The run folders at `paths` (`report` says which did not finish)."""
     folders = [RunFolder(Path(p)) for p in paths]
     for folder in folders:
-        status = folder.manifest().get("status")  # a clear error for anything that is not a run folder
-        if status != "finished":
-            log.warning("%s: run is %s, not finished; its figures cover only what was trained", folder.path, status)
+        folder.manifest()  # a clear error for anything that is not a run folder
     return folders
 
 
@@ -56,6 +55,7 @@ def report(registry: Registry, runs: list[RunFolder], out: Path) -> list[Path]:
         target = out if len(groups) == 1 else out / env
         target.mkdir(parents=True, exist_ok=True)
         written += entry.report(group, target) if entry else generic_report(group, target)
+    annotate_report(written, runs)  # unfinished runs and lost rows, in every report
     return written
 
 
@@ -69,7 +69,8 @@ def compare(registry: Registry, a: RunFolder, b: RunFolder) -> str:
     differences = setting_differences(a, b)
     if differences:
         text = f"warning: the runs differ in {'; '.join(differences)}\n{text}"
-    return text
+    notes = [f"warning: {note}\n" for run in (a, b) for note in caveats(run)]
+    return "".join(notes) + text
 
 
 #: the parts of a resolved spec that make two runs' numbers comparable: the task and the training budget
