@@ -152,12 +152,21 @@ def read_metrics(path: Path) -> list[dict[str, Any]]:
 
 
 def rows_through(path: Path, step: int) -> tuple[int, bool]:
-    """How many rows of a metrics file were logged at or before `step`, and whether its last line is torn."""
-    found, torn_last = 0, False
+    """How many lines of a metrics file were written by `step`, and whether its last line is torn.
+
+    Those lines are the rows logged at or before `step` and the damaged lines before the first row
+    logged after it (a damaged line is a row no one can read, still in its place; `scan_metrics` names it).
+    """
+    found, torn_last, after = 0, False, False
     for _, line, torn in _lines(path):
         row, _ = _parse(line)
-        found += row is not None and row["step"] <= step
-        torn_last = torn and row is None
+        if row is not None:
+            found += row["step"] <= step
+            after = after or row["step"] > step
+        elif torn:
+            torn_last = True
+        elif not after:
+            found += 1
     return found, torn_last
 
 
