@@ -47,7 +47,7 @@ class RowLoss:
     def __str__(self) -> str:
         last = f" (the last at step {self.last_step})" if self.last_step is not None else ""
         return (f"{self.file}: {self.kind}: checkpoint {self.checkpoint} recorded {self.expected} rows{last}, "
-                f"{self.found} are there")
+                f"{self.found} found")
 
     @property
     def key(self) -> tuple:
@@ -226,7 +226,7 @@ def caveats(folder: RunFolder) -> list[str]:
         accepted = f"; training continued over the loss at {record['accepted']}" if record.get("accepted") else ""
         notes.append(f"lost metrics rows: {folder.path / str(record.get('file'))}: {record.get('kind')}: checkpoint "
                      f"{record.get('checkpoint')} recorded {record.get('expected')} rows{last}, "
-                     f"{record.get('found')} were there{accepted}")
+                     f"{record.get('found')} found{accepted}")
     return notes
 
 
