@@ -62,7 +62,6 @@ class TrialLedger:
     rows: int
     last_step: int | None
     step: int
-    done: int
 
 
 def trial_ledger(run_path: Path, trial: int) -> TrialLedger | None:
@@ -75,13 +74,13 @@ def trial_ledger(run_path: Path, trial: int) -> TrialLedger | None:
         try:
             verify(path)
             progress = read_json(path / PROGRESS, dict)
-            step, done = int(progress["steps"][index]), int(progress["done"][index])
+            step = int(progress["steps"][index])
         except (DamagedCheckpoint, OSError, ZooError, KeyError, IndexError, TypeError, ValueError):
             continue  # the resume falls back to an older checkpoint too
         if "rows" not in progress:
             return None  # written before checkpoints counted rows
         try:
-            return TrialLedger(path, int(progress["rows"][index]), progress["last_steps"][index], step, done)
+            return TrialLedger(path, int(progress["rows"][index]), progress["last_steps"][index], step)
         except (KeyError, IndexError, TypeError, ValueError):
             continue
     return None
@@ -170,12 +169,11 @@ def trial_progress(folder: RunFolder, trial: int) -> tuple[int, bool]:
     try:
         return int(read_json(folder.trial_dir(trial) / "result.json", dict)["progress"]), True
     except (OSError, ZooError, KeyError, TypeError, ValueError):
-        pass
-    ledger = _any_checkpoint_progress(folder.path, trial)
-    return ledger, False
+        return _checkpoint_progress(folder.path, trial), False
 
 
-def _any_checkpoint_progress(run_path: Path, trial: int) -> int:
+def _checkpoint_progress(run_path: Path, trial: int) -> int:
+    """The progress a trial's newest readable checkpoint records (0 without one)."""
     found = _checkpoint_root(run_path, trial)
     if found is None:
         return 0

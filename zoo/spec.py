@@ -31,7 +31,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from .errors import Problem, SpecError, ZooError, did_you_mean
-from .overrides import CommandLineText
+from .overrides import DECIMAL_NUMBER, CommandLineText
 from .registry import KINDS, Registry
 from .yamlio import Loc, LocatedDocument, load_file, load_text
 
@@ -133,7 +133,6 @@ def _strict_annotation(annotation: Any) -> Any:
 
 
 _EXPONENT_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
-_DECIMAL_NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)")
 
 
 def _strict_scalar(kinds: frozenset[type], value: Any) -> Any:
@@ -150,7 +149,7 @@ def _strict_scalar(kinds: frozenset[type], value: Any) -> Any:
     if kinds == {int} and isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()):
         return float(value)
     if (isinstance(value, str) and not isinstance(value, CommandLineText) and object not in kinds
-            and _DECIMAL_NUMBER.fullmatch(value.strip())):
+            and DECIMAL_NUMBER.fullmatch(value.strip())):
         noun = "a whole number" if kinds == {int} else "a number"
         raise ValueError(f"expected {noun}, not the text '{value}'; write it without quotes: {value.strip()}")
     return value
