@@ -94,6 +94,8 @@ def test_a_checkpoint_records_the_rows_its_trial_had_written(run):
 
 
 def test_an_intact_run_resumes_and_reports_without_a_loss(run, capsys):
+    with metrics(run).open("a") as handle:
+        handle.write('{"step": 99999, "episode_ret')  # a kill while a row after the checkpoint was written
     code, err = zoo(capsys, "resume", run, "--no-progress")
     assert code == 0, err
     assert "lost" not in err and "lost_rows" not in json.loads((run / "run.json").read_text())
