@@ -1,7 +1,8 @@
 """Checkpoints of a trial (or a batch of trials): written aside and synced, then renamed into place; read back newest loadable first.
 
 A checkpoint is a folder ``step-000000012000`` (or ``episode-...``) holding the agent's own files
-under ``agent/``, the global random states (``rng.pt``), ``progress.json`` and, written last,
+under ``agent/``, the global random states (``rng.pt``), ``progress.json`` (each trial's steps, progress in
+the budget's unit and, when given, how many metrics rows it had written and the step of the last) and, written last,
 ``COMPLETE``: a JSON list of every file with its size, so that a truncated file is named before
 anything reads it.
 """
@@ -20,6 +21,7 @@ from typing import TypeVar
 
 from .agent import Agent, Progress
 from .errors import ZooError
+from .metrics import RowLedger
 from .seeding import load_rng_state, save_rng_state
 from .store import atomic_write_json, fsync_path, iter_checkpoints, make_temp_dir, read_json
 
@@ -46,8 +48,12 @@ class Checkpoint:
         return self.path / "agent"
 
 
-def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: Progress | None = None) -> Path:
-    """Write a checkpoint aside, sync it, mark it complete, rename it into place, and prune old ones."""
+def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: Progress | None = None,
+                    ledgers: list[RowLedger] | None = None) -> Path:
+    """Write a checkpoint aside, sync it, mark it complete, rename it into place, and prune old ones.
+
+    `ledgers`, one per trial, record the metrics rows each trial had written (see `zoo.integrity`).
+    """
     progress = progress or Progress(agent, "steps", batched=False)
     root.mkdir(parents=True, exist_ok=True)
     final = root / f"{progress.unit[:-1]}-{progress.least():012d}"
@@ -56,7 +62,10 @@ def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: Progress |
         (staging / "agent").mkdir()
         agent.save(staging / "agent")
         save_rng_state(staging)
-        atomic_write_json(staging / PROGRESS, {"steps": progress.steps(), "done": progress.per_trial()})
+        record = {"steps": progress.steps(), "done": progress.per_trial()}
+        if ledgers is not None:
+            record.update(rows=[ledger.rows for ledger in ledgers], last_steps=[ledger.last_step for ledger in ledgers])
+        atomic_write_json(staging / PROGRESS, record)
         sizes = _sync_tree(staging)
         (staging / COMPLETE).write_text(json.dumps(sizes, sort_keys=True))
         fsync_path(staging / COMPLETE)

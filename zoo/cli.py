@@ -94,6 +94,8 @@ def resume(
     runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     force: bool = typer.Option(False, "--force", help="Take over a run marked running by a process on another host."),
+    accept_lost_rows: bool = typer.Option(False, "--accept-lost-rows", help="Continue although metrics rows a checkpoint "
+                                          "recorded are gone (deleted or torn); the loss is recorded in run.json."),
 ) -> None:
     """Continue an interrupted run from each trial's last checkpoint."""
     from .run import execute_run
@@ -105,7 +107,7 @@ def resume(
     if status == "finished":
         raise ZooError(f"{path}: run already finished; nothing to resume")
     registry = get_registry()
-    _finish(execute_run(folder, registry, progress=progress, force=force), folder)
+    _finish(execute_run(folder, registry, progress=progress, force=force, accept_lost_rows=accept_lost_rows), folder)
 
 
 def _finish(status: str, folder) -> None:

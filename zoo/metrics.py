@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ class MetricLogger:
     logged after ``s`` by the interrupted process are dropped, so the streams continue exactly
     where the checkpoint left them (lines that cannot be read as rows are kept, see `truncate_after`).
     `running` is the recent return the progress bar shows, continued from the kept rows on resume.
+    `ledger` is what a checkpoint records of the file: its rows and the step of the last one.
     """
 
     def __init__(self, directory: Path, *, tensorboard: bool = True, resume_step: int | None = None):
@@ -45,6 +47,7 @@ class MetricLogger:
         self.path = self.directory / METRICS_FILE
         self._returns: deque[float] = deque(maxlen=RUNNING_EPISODES)
         self._eval_return: float | None = None
+        self._rows, self._last_step = 0, None
         if resume_step is not None:
             for row in truncate_after(self.path, resume_step):
                 self._remember(row)
@@ -72,6 +75,7 @@ class MetricLogger:
         self._remember(row)
 
     def _remember(self, row: dict[str, Any]) -> None:
+        self._rows, self._last_step = self._rows + 1, row["step"]
         if row.get("episode_return") is not None:
             self._returns.append(row["episode_return"])
         if row.get("eval_return") is not None:
@@ -82,16 +86,33 @@ class MetricLogger:
         mean = sum(self._returns) / len(self._returns) if self._returns else None
         return Running(mean, self._eval_return)
 
+    def ledger(self) -> RowLedger:
+        """The rows in the file so far (damaged lines not counted) and the step of the last."""
+        return RowLedger(self._rows, self._last_step)
+
     def flush(self) -> None:
         self._file.flush()
         if self._writer is not None:
             self._writer.flush()
+
+    def sync(self) -> None:
+        """Flush the rows to disk, so that a checkpoint never records rows a crash of the machine can take back."""
+        self.flush()
+        os.fsync(self._file.fileno())
 
     def close(self) -> None:
         self.flush()
         self._file.close()
         if self._writer is not None:
             self._writer.close()
+
+
+@dataclass(frozen=True)
+class RowLedger:
+    """How many rows a trial's metrics file held when a checkpoint was written, and the step of the last one."""
+
+    rows: int
+    last_step: int | None
 
 
 @dataclass(frozen=True)
@@ -128,6 +149,25 @@ def read_metrics(path: Path) -> list[dict[str, Any]]:
     for line in damaged:
         log.warning("%s", line)
     return rows
+
+
+def rows_through(path: Path, step: int) -> tuple[int, bool]:
+    """How many lines of a metrics file were written by `step`, and whether its last line is torn.
+
+    Those lines are the rows logged at or before `step` and the damaged lines before the first row
+    logged after it (a damaged line is a row no one can read, still in its place; `scan_metrics` names it).
+    """
+    found, torn_last, after = 0, False, False
+    for _, line, torn in _lines(path):
+        row, _ = _parse(line)
+        if row is not None:
+            found += row["step"] <= step
+            after = after or row["step"] > step
+        elif torn:
+            torn_last = True
+        elif not after:
+            found += 1
+    return found, torn_last
 
 
 def truncate_after(path: Path, step: int) -> list[dict[str, Any]]:

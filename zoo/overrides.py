@@ -18,6 +18,13 @@ from .yamlio import Loc, LocatedDocument, load_text
 #: the keys of a spec's backend block that mean the same in every backend
 BACKEND_COMMON_KEYS = ("workers", "torch_threads")
 _EXPONENT_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+#: a number without an exponent, as text: a quoted one is refused in spec files (`zoo.spec`) and taken from ``--set``
+DECIMAL_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)")
+
+
+class CommandLineText(str):
+    """A number quoted in ``--set`` text (``--set "budget.episodes='5'"``): on a command line everything is text,
+    so a number field takes it, where a spec file's quoted number is refused (`zoo.spec.refuse_lax_scalars`)."""
 
 
 @dataclass
@@ -43,6 +50,8 @@ def parse_assignment(text: str) -> tuple[Loc, object]:
     value = load_text(raw, f"--set {text}").data if raw.strip() else ""
     if isinstance(value, str) and _EXPONENT_FLOAT.fullmatch(value):
         value = float(value)  # YAML 1.1 reads 3e-4 (no dot) as a string; on a command line it is a number
+    elif isinstance(value, str) and DECIMAL_NUMBER.fullmatch(value.strip()):
+        value = CommandLineText(value)
     return tuple(int(p) if p.isdigit() else p for p in parts), value
 
 

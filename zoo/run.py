@@ -24,6 +24,7 @@ from . import __version__
 from .checkpoints import save_checkpoint
 from .console import ProgressBar, StopFlag
 from .errors import RunFailed, ZooError
+from .integrity import account_for_rows
 from .overrides import Overrides
 from .preflight import blame_context, build_error
 from .registry import Registry
@@ -145,15 +146,19 @@ def backend_for(spec: SpecBase, registry: Registry) -> Backend:
     return entry.factory(spec.backend, registry, registry.get("agent", spec.agent.type).batched_trials)
 
 
-def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True, force: bool = False) -> str:
+def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True, force: bool = False,
+                accept_lost_rows: bool = False) -> str:
     """Run (or finish) every trial of a run; returns the final status.
 
     The run is claimed for the whole call (a second trainer of the same run is refused; `force`
-    also takes over a claim recorded by another host). A first SIGINT or SIGTERM stops every trial
-    at its next checkpoint (status ``interrupted``, and ``stopped_by`` names the signal).
+    also takes over a claim recorded by another host). Metrics rows that a checkpoint recorded and
+    that are gone are refused before anything is trained, unless `accept_lost_rows` (`zoo.integrity`).
+    A first SIGINT or SIGTERM stops every trial at its next checkpoint (status ``interrupted``, and
+    ``stopped_by`` names the signal).
     """
     with folder.claim(force=force):
         check_spec_unchanged(folder)
+        account_for_rows(folder, accept=accept_lost_rows)
         spec = load_run_spec(folder, registry)
         groups = trial_groups(spec, registry)
         folder.update(status="running", pid=os.getpid(), host=socket.gethostname(), stopped_by=None)

@@ -31,6 +31,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from .errors import Problem, SpecError, ZooError, did_you_mean
+from .overrides import DECIMAL_NUMBER, CommandLineText
 from .registry import KINDS, Registry
 from .yamlio import Loc, LocatedDocument, load_file, load_text
 
@@ -42,7 +43,8 @@ def refuse_lax_scalars(cls, value: Any, info: ValidationInfo) -> Any:
     """Refuse the scalar coercions of pydantic's lax mode that hide mistakes in a spec.
 
     A boolean is not a number (lax mode reads ``steps: true`` as one step) and only ``true`` or
-    ``false`` is a boolean (lax mode takes 0, 1, "yes", "off"...). Integral floats stay whole
+    ``false`` is a boolean (lax mode takes 0, 1, "yes", "off"...). A quoted number (``'5'``) is text,
+    not a number, unless it came from ``--set`` text (`CommandLineText`). Integral floats stay whole
     numbers, and ``1e5``, which YAML 1.1 reads as a string, is read as the number it means.
     Pydantic's strict mode would also refuse lists for tuples and strings for enums, which specs need.
     """
@@ -146,6 +148,10 @@ def _strict_scalar(kinds: frozenset[type], value: Any) -> Any:
         raise ValueError(f"expected true or false (given {_short(value)})")
     if kinds == {int} and isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()):
         return float(value)
+    if (isinstance(value, str) and not isinstance(value, CommandLineText) and object not in kinds
+            and DECIMAL_NUMBER.fullmatch(value.strip())):
+        noun = "a whole number" if kinds == {int} else "a number"
+        raise ValueError(f"expected {noun}, not the text '{value}'; write it without quotes: {value.strip()}")
     return value
 
 

@@ -267,13 +267,17 @@ class RunIndex:
         except sqlite3.OperationalError as exc:
             if _busy(exc):
                 raise self._busy_error() from None
+            if _full(exc):
+                raise self._full_error(exc) from None
             damage = exc
         except sqlite3.DatabaseError as exc:
             damage = exc
         with self._healing():
             try:  # another process may have healed it meanwhile
                 return self._open()
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as exc:
+                if _full(exc):
+                    raise self._full_error(exc) from None
                 aside = self.path.with_name(f"{INDEX}.damaged-{int(time.time())}-{os.getpid()}")
                 os.replace(self.path, aside)
                 log.warning("%s was damaged (%s); moved it to %s and rebuilt the index from the run folders",
@@ -307,6 +311,10 @@ class RunIndex:
         finally:
             os.close(fd)
 
+    def _full_error(self, exc: sqlite3.Error) -> ZooError:
+        return ZooError(f"{self.path}: the disk is full ({exc}); the index was left as it is: free some space and "
+                        "try again ('zoo runs --rebuild' then adds the runs it missed)")
+
     def _busy_error(self) -> ZooError:
         return ZooError(f"{self.path}: the run index stayed locked by another process for {INDEX_BUSY_SECONDS} s; "
                         "try again when it is done")
@@ -325,6 +333,8 @@ class RunIndex:
         except sqlite3.OperationalError as exc:
             if _busy(exc):
                 raise self._busy_error() from None
+            if _full(exc):
+                raise self._full_error(exc) from None
             raise
 
     def record_or_warn(self, run_path: Path, manifest: dict[str, Any]) -> None:
@@ -359,6 +369,8 @@ class RunIndex:
         except sqlite3.OperationalError as exc:
             if _busy(exc):
                 raise self._busy_error() from None
+            if _full(exc):
+                raise self._full_error(exc) from None
             raise
         return [dict(row) for row in rows]
 
@@ -371,6 +383,8 @@ class RunIndex:
         except sqlite3.OperationalError as exc:
             if _busy(exc):
                 raise self._busy_error() from None
+            if _full(exc):
+                raise self._full_error(exc) from None
             raise
 
     def _reindex(self, connection: sqlite3.Connection) -> int:
@@ -389,6 +403,11 @@ class RunIndex:
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _full(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed because the disk (or the user's quota) is full: no damage, nothing to heal."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
 
 
 def find_run(reference: str, runs_dir: Path) -> Path:

@@ -223,7 +223,10 @@ def _train_to_budget(spec, trainee: Trainee, progress: Progress, checkpoints: Pa
         _report(report, group, progress, trainee)
         stop = should_stop()
         if after // interval > before // interval or after >= budget or stop:
-            save_checkpoint(trainee.agent, checkpoints, keep=spec.logging.keep_checkpoints, progress=progress)
+            for context in trainee.contexts:
+                context.logger.sync()
+            save_checkpoint(trainee.agent, checkpoints, keep=spec.logging.keep_checkpoints, progress=progress,
+                            ledgers=[context.logger.ledger() for context in trainee.contexts])
         if stop and after < budget:
             raise Interrupted()
 

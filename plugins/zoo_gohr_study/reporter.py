@@ -30,11 +30,15 @@ def unique_labels(names: list[str], ids: list[str]) -> list[str]:
     Names repeat (two runs of one spec) and a name can equal another run's id: ``foo-2`` beside two
     runs named ``foo``, whose ids are ``foo-1`` and ``foo-2``. Each pass gives the runs that share a
     label their ids, so at least one more run is labelled by id each time and the loop ends, at the
-    latest when every label is an id.
+    latest when every label is an id. Ids repeat only for one run given twice or a copied run folder
+    (which keeps its manifest); those runs are told apart by their place in the list.
     """
     labels = list(names)
     while len(set(labels)) < len(labels):
-        labels = [run_id if labels.count(label) > 1 else label for label, run_id in zip(labels, ids)]
+        relabelled = [run_id if labels.count(label) > 1 else label for label, run_id in zip(labels, ids)]
+        if relabelled == labels:
+            return [f"{label} ({place})" if labels.count(label) > 1 else label for place, label in enumerate(labels, 1)]
+        labels = relabelled
     return labels
 
 

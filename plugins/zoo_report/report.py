@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from zoo import ReporterEntry, ZooError
+from zoo.integrity import annotate_report, caveats
 from zoo.registry import Registry
 from zoo.returns import final_returns, trial_returns
 from zoo.store import RunFolder, atomic_write_text, read_json
@@ -32,12 +33,10 @@ def reporter_for(registry: Registry, env: str) -> ReporterEntry | None:
 
 
 def open_runs(paths: list[Path]) -> list[RunFolder]:
-    """The run folders at `paths`, with a warning for each run that did not finish."""
+    """The run folders at `paths` (`report` says which did not finish)."""
     folders = [RunFolder(Path(p)) for p in paths]
     for folder in folders:
-        status = folder.manifest().get("status")  # a clear error for anything that is not a run folder
-        if status != "finished":
-            log.warning("%s: run is %s, not finished; its figures cover only what was trained", folder.path, status)
+        folder.manifest()  # a clear error for anything that is not a run folder
     return folders
 
 
@@ -53,6 +52,7 @@ def report(registry: Registry, runs: list[RunFolder], out: Path) -> list[Path]:
         target = out if len(groups) == 1 else out / env
         target.mkdir(parents=True, exist_ok=True)
         written += entry.report(group, target) if entry else generic_report(group, target)
+    annotate_report(written, runs)  # unfinished runs and lost rows, in every report
     return written
 
 
@@ -66,7 +66,8 @@ def compare(registry: Registry, a: RunFolder, b: RunFolder) -> str:
     differences = setting_differences(a, b)
     if differences:
         text = f"warning: the runs differ in {'; '.join(differences)}\n{text}"
-    return text
+    notes = [f"warning: {note}\n" for run in (a, b) for note in caveats(run)]
+    return "".join(notes) + text
 
 
 #: the parts of a resolved spec that make two runs' numbers comparable: the task and the training budget

@@ -213,6 +213,7 @@ def test_sixteen_concurrent_trains_of_one_spec_make_sixteen_runs(zoo_cli, tmp_pa
 def test_a_report_warns_of_an_unfinished_run_and_its_damaged_rows(tmp_path, caplog):
     from zoo_report.report import open_runs
 
+    from zoo.integrity import caveats
     from zoo.returns import trial_returns
 
     folder = interrupted_run(tmp_path, "cut")
@@ -222,7 +223,8 @@ def test_a_report_warns_of_an_unfinished_run_and_its_damaged_rows(tmp_path, capl
         (opened,) = open_runs([folder.path])
         (returns,) = trial_returns(opened)
     text = warnings(caplog)
-    assert "run is created, not finished" in text  # stopped through run_trials, which leaves the status to execute_run
+    # stopped through run_trials, which leaves the status to execute_run
+    assert caveats(opened) == ["run cut is created, not finished: trial 0 at 25 of 40 episodes (its last checkpoint)"]
     lines = metrics_path(folder).read_text().count("\n")
     assert f"{metrics_path(folder)}:{lines}: damaged metrics row skipped (non-finite 'episode_return')" in text
     assert len(returns) == 25 and all(step != 999 for step, _ in returns)

@@ -366,7 +366,8 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 def parse_rules(text: str, source: str = "<string>") -> RuleSet:
     """Parse a rule file's text. Raises :class:`RuleSyntaxError` (``file:line:col: message``) and
-    nothing else, whatever the text."""
+    nothing else, whatever the text. A leading UTF-8 byte-order mark is dropped, as it is from specs."""
+    text = text.removeprefix("\ufeff")
     if len(text) > MAX_RULE_CHARS:
         line = text.count("\n", 0, MAX_RULE_CHARS) + 1
         col = MAX_RULE_CHARS - text.rfind("\n", 0, MAX_RULE_CHARS)

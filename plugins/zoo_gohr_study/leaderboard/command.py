@@ -78,8 +78,9 @@ def leaderboard(
     messages = {id(state.plan): message for state, message in failed}
     states = [cell_state(plan, root) for plan in loaded.cells]
     for state in states:
-        if id(state.plan) in messages and state.error is None:  # it failed before its run folder existed
-            state.status, state.error = "failed", messages[id(state.plan)]
+        if id(state.plan) in messages and state.error is None:  # it failed before its run folder existed or was claimed
+            state.error = messages[id(state.plan)]
+            state.status = "running" if state.status == "running" else "failed"  # running: another process trains it
     out = output or Path(root) / "leaderboards" / loaded.board.name
     for path in publish(loaded, states, out):
         typer.echo(str(path))

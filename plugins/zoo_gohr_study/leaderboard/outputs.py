@@ -104,7 +104,11 @@ def markdown(results: dict) -> str:
     if unscored:
         lines += ["", "Cells not scored (they take no part in any comparison):", ""]
         lines += [f"* {c['agent']} on {c['rule']}: {c['state']}" + (f" ({c['error']})" if c.get("error") else "")
-                  for c in unscored]
+                  + (f"; {c['progress']}" if c.get("progress") else "") for c in unscored]
+    noted = [c for c in results["cells"] if c.get("caveats")]
+    if noted:
+        lines += ["", "Cells scored on what is left of their metrics:", ""]
+        lines += [f"* {c['agent']} on {c['rule']}: {note}" for c in noted for note in c["caveats"]]
     return "\n".join(lines) + "\n"
 
 

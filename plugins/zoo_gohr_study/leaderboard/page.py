@@ -229,7 +229,13 @@ def html(results: dict) -> str:
     if unscored:
         body.append("<h2>Cells not scored</h2><ul>" + "".join(
             f"<li>{escape(c['agent'])} on {escape(c['rule'])}: {escape(c['state'])}"
-            + (f" ({escape(c['error'])})" if c.get("error") else "") + "</li>" for c in unscored) + "</ul>")
+            + (f" ({escape(c['error'])})" if c.get("error") else "")
+            + (f"; {escape(c['progress'])}" if c.get("progress") else "") + "</li>" for c in unscored) + "</ul>")
+    noted = [c for c in results["cells"] if c.get("caveats")]
+    if noted:
+        body.append("<h2>Cells scored on what is left of their metrics</h2><ul>" + "".join(
+            f"<li>{escape(c['agent'])} on {escape(c['rule'])}: {escape(note)}</li>"
+            for c in noted for note in c["caveats"]) + "</ul>")
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
             f"<title>Leaderboard {escape(results['board'])}</title><style>{STYLE}</style></head><body>"
             + "\n".join(body) + f"<script>{SORT_SCRIPT}</script></body></html>\n")

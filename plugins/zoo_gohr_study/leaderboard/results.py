@@ -14,6 +14,8 @@ import numpy as np
 from zoo_report.stats.bands import median_bands
 
 from zoo import __version__
+from zoo.integrity import caveats, unfinished
+from zoo.store import MANIFEST, RunFolder
 
 from .board import LoadedBoard
 from .cells import CellState
@@ -42,12 +44,15 @@ def build(loaded: LoadedBoard, states: list[CellState], cells: dict[tuple[str, s
                "run": os.path.relpath(state.folder, out), "spec": os.path.relpath(state.folder / "spec.yaml", out)}
         cell = cells.get((plan.agent, plan.rule))
         if cell is None:
-            unscored = state.state if state.state == TOO_FEW else \
-                "failed" if state.status in ("failed", "damaged") else "not run"
+            unscored = state.state if state.state == TOO_FEW else "failed" if state.status in ("failed", "damaged") \
+                else state.status if state.status in ("running", "interrupted") else "not run"
             row.update(state=unscored, error=state.error)
+            if state.status in ("running", "interrupted", "failed") and (state.folder / MANIFEST).is_file():
+                row["progress"] = unfinished(RunFolder(state.folder))
         else:
             row.update(state="scored", **cell_summary(cell, resamples=metrics.bootstraps, seed=metrics.seed))
             row["curve"] = _curve(cell, metrics.curve_points, metrics.bootstraps, metrics.seed)
+            row["caveats"] = caveats(RunFolder(state.folder))
         rows.append(row)
     by_rule = {rule: {a: cells[(a, rule)].ranked(metrics.cnm) for a in agents if (a, rule) in cells}
                for rule in loaded.rules}
