@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from zoo_report import report as reports
 
-from zoo import report as reports
 from zoo.cli import main
 
 SPEC = """\
