@@ -35,3 +35,10 @@ def _factory(module: str, class_name: str):
 def register_agents(register):
     for name, (module, class_name, params, description) in ALGORITHMS.items():
         register(AgentEntry(name=name, params=params, factory=_factory(module, class_name), description=description))
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import import_rlzoo
+
+    cli.command("import-rlzoo")(import_rlzoo)

@@ -10,10 +10,10 @@ import typing
 
 import pytest
 import torch
+from zoo_sb3.arguments import named_class
+from zoo_sb3.params import ZOO_OWNED
+from zoo_sb3.plugin import ALGORITHMS
 
-from plugins.zoo_sb3.arguments import named_class
-from plugins.zoo_sb3.params import ZOO_OWNED
-from plugins.zoo_sb3.plugin import ALGORITHMS
 from zoo.errors import SpecError
 from zoo.registry import get_registry
 from zoo.run import build_trial
