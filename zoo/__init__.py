@@ -16,6 +16,7 @@ from .entries import (
     Params,
     ReporterEntry,
     RuleSetEntry,
+    SearchSpaceEntry,
     seeded_env,
 )
 from .errors import ZooError
@@ -29,6 +30,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent", "AgentEntry", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
     "FeatureEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
-    "Params", "ReporterEntry", "RuleSetEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
+    "Params", "ReporterEntry", "RuleSetEntry", "SearchSpaceEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
     "__version__",
 ]

@@ -84,6 +84,17 @@ class RuleSetEntry(Entry):
 
 
 @dataclass(frozen=True)
+class SearchSpaceEntry(Entry):
+    """A search space for ``zoo tune``, which a tuning file names as ``space: <name>``.
+
+    ``path`` is a YAML file in the form of a tuning file's ``space``: spec paths (as for ``--set``) mapped to
+    distributions.
+    """
+
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
 class ReporterEntry(Entry):
     """Reports on runs of some environments.
 

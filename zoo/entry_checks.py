@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .entries import DocumentEntry, Entry, ReporterEntry, RuleSetEntry
+from .entries import DocumentEntry, Entry, ReporterEntry, RuleSetEntry, SearchSpaceEntry
 from .errors import did_you_mean
 
 #: the spec key that names an entry; a params model may not declare it
@@ -25,7 +25,7 @@ def entry_problem(entry: Entry) -> str | None:
     if not isinstance(entry.name, str) or not entry.name or entry.name != entry.name.strip():
         return f"its name must be a non-empty string without surrounding spaces, got {entry.name!r}"
     callables = {
-        DocumentEntry: ("validate",), ReporterEntry: ("report",), RuleSetEntry: (),
+        DocumentEntry: ("validate",), ReporterEntry: ("report",), RuleSetEntry: (), SearchSpaceEntry: (),
     }.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())
     for attribute in callables:
         if not callable(getattr(entry, attribute)):

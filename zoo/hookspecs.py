@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         MetaControllerEntry,
         ReporterEntry,
         RuleSetEntry,
+        SearchSpaceEntry,
     )
 
 PROJECT = "zoo"
@@ -87,6 +88,14 @@ def register_documents(register: Callable[[DocumentEntry], None]) -> None:
 
     A file whose top level holds every key of an entry's ``marker`` (a study's ``base`` and ``runs``)
     is checked by that entry's ``validate(path, registry, build)`` instead of as a run spec.
+    """
+
+
+@hookspec
+def register_search_spaces(register: Callable[[SearchSpaceEntry], None]) -> None:
+    """Contribute search spaces for ``zoo tune``: ``register(SearchSpaceEntry(name=..., path=...))``.
+
+    A tuning file uses one by name (``space: ppo``) instead of writing its distributions out.
     """
 
 

@@ -35,6 +35,7 @@ from .entries import (
     MetaControllerEntry,
     ReporterEntry,
     RuleSetEntry,
+    SearchSpaceEntry,
 )
 from .entry_checks import entry_problem, hook_lint
 from .errors import ZooError, did_you_mean
@@ -54,6 +55,7 @@ KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "feature": ("register_features", FeatureEntry, "feature map"),
     "reporter": ("register_reporters", ReporterEntry, "reporter"),
     "document": ("register_documents", DocumentEntry, "document kind"),
+    "search_space": ("register_search_spaces", SearchSpaceEntry, "search space"),
 }
 
 

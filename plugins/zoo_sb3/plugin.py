@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
-from zoo import AgentEntry, hookimpl
+from zoo import AgentEntry, SearchSpaceEntry, hookimpl
 
 from . import params as P
 
@@ -21,6 +22,9 @@ ALGORITHMS = {
     "qrdqn": ("sb3_contrib", "QRDQN", P.QRDQNParams, "sb3-contrib QR-DQN (quantile regression DQN)"),
 }
 
+#: rl-baselines3-zoo's search spaces, one file per agent that has one
+SEARCH_SPACES = Path(__file__).parent / "search_spaces"
+
 
 def _factory(module: str, class_name: str):
     def make(params, context):
@@ -35,6 +39,13 @@ def _factory(module: str, class_name: str):
 def register_agents(register):
     for name, (module, class_name, params, description) in ALGORITHMS.items():
         register(AgentEntry(name=name, params=params, factory=_factory(module, class_name), description=description))
+
+
+@hookimpl
+def register_search_spaces(register):
+    for path in sorted(SEARCH_SPACES.glob("*.yaml")):
+        register(SearchSpaceEntry(name=path.stem, path=path,
+                                  description=f"rl-baselines3-zoo's search space for the {path.stem} agent"))
 
 
 @hookimpl
