@@ -89,7 +89,10 @@ def validate(
 
 @app.command()
 def train(
-    spec: Path = typer.Argument(..., help="The run spec (YAML)."),
+    spec: Path | None = typer.Argument(None, help="The run spec (YAML); not with --from."),
+    parent: str | None = typer.Option(None, "--from", metavar="RUN",
+                                      help="Continue a finished run (folder or id) from its final checkpoints: a new run "
+                                      "of its spec, e.g. with --set budget.steps=N for the new total."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
     runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
@@ -102,9 +105,16 @@ def train(
     """Validate a spec (with any overrides), create its run folder and train every trial."""
     from .run import execute_run, prepare_run
 
+    if (spec is None) == (parent is None):
+        raise ZooError("give a spec to train, or --from RUN to continue a finished run (one of them)")
     registry = get_registry()
     overrides = Overrides(tuple(sets), seed, trials, **backend_overrides(backend, address))
-    folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
+    if parent is not None:
+        from .continuation import continue_run
+
+        folder = continue_run(parent, registry, _runs_dir(runs_dir), run_dir, overrides)
+    else:
+        folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
     typer.echo(f"run folder: {folder.path}", err=True)
     _finish(execute_run(folder, registry, progress=progress), folder)
 

@@ -10,8 +10,7 @@ from typing import Any
 import yaml
 
 from .registry import Registry
-
-RESOLVED_SPEC = "spec.yaml"
+from .trials import RESOLVED_SPEC
 
 
 def env_name(run_path: Path, env_type: str | None, registry: Registry) -> str | None:
