@@ -30,6 +30,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent", "AgentEntry", "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "DocumentEntry", "EnvEntry",
     "FeatureEntry", "MetaController", "MetaControllerEntry", "MetaControllerFactory", "MetricLogger", "NoParams",
-    "Params", "ReporterEntry", "RuleSetEntry", "SearchSpaceEntry", "TrialContext", "ZooError", "hookimpl", "load_agent", "seeded_env",
-    "__version__",
+    "Params", "ReporterEntry", "RuleSetEntry", "SearchSpaceEntry", "TrialContext", "ZooError", "hookimpl", "load_agent",
+    "seeded_env", "__version__",
 ]

@@ -85,7 +85,7 @@ class RuleSetEntry(Entry):
 
 @dataclass(frozen=True)
 class SearchSpaceEntry(Entry):
-    """A search space for ``zoo tune``, which a tuning file names as ``space: <name>``.
+    """A search space for ``zoo tune``, which a tuning file names as ``search_space: <name>``.
 
     ``path`` is a YAML file in the form of a tuning file's ``space``: spec paths (as for ``--set``) mapped to
     distributions.

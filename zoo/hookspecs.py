@@ -95,7 +95,7 @@ def register_documents(register: Callable[[DocumentEntry], None]) -> None:
 def register_search_spaces(register: Callable[[SearchSpaceEntry], None]) -> None:
     """Contribute search spaces for ``zoo tune``: ``register(SearchSpaceEntry(name=..., path=...))``.
 
-    A tuning file uses one by name (``space: ppo``) instead of writing its distributions out.
+    A tuning file uses one by name (``search_space: ppo``) instead of writing its distributions out.
     """
 
 
