@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -167,10 +168,22 @@ class EpisodeResets:
 
 
 class Progress:
-    """An agent's progress in the budget's unit (steps or episodes), per trial; a batch moves as fast as its slowest trial."""
+    """An agent's progress in the budget's unit (steps or episodes), per trial; a batch moves as fast as its slowest trial.
 
-    def __init__(self, agent: Agent, unit: str, batched: bool):
+    It also keeps the time spent on it: `cpu_seconds` and `wall_seconds` of earlier processes (read from the
+    checkpoint a trial resumed from) plus this process's since the Progress was made.
+    """
+
+    def __init__(self, agent: Agent, unit: str, batched: bool, *, cpu_seconds: float = 0.0, wall_seconds: float = 0.0):
         self.agent, self.unit, self.batched = agent, unit, batched
+        self._earlier = (cpu_seconds, wall_seconds)
+        self._started = (time.process_time(), time.time())
+
+    def cpu_seconds(self) -> float:
+        return round(self._earlier[0] + time.process_time() - self._started[0], 3)
+
+    def wall_seconds(self) -> float:
+        return round(self._earlier[1] + time.time() - self._started[1], 3)
 
     def _listed(self, value) -> list[int]:
         return [int(v) for v in value] if self.batched else [int(value)]

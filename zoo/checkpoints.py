@@ -42,6 +42,8 @@ class Checkpoint:
 
     path: Path
     steps: list[int]
+    cpu_seconds: float = 0.0  # spent on the trials until this checkpoint (0 in checkpoints of older zoo versions)
+    wall_seconds: float = 0.0
 
     @property
     def agent_dir(self) -> Path:
@@ -62,7 +64,8 @@ def save_checkpoint(agent: Agent, root: Path, *, keep: int, progress: Progress |
         (staging / "agent").mkdir()
         agent.save(staging / "agent")
         save_rng_state(staging)
-        record = {"steps": progress.steps(), "done": progress.per_trial()}
+        record = {"steps": progress.steps(), "done": progress.per_trial(),
+                  "cpu_seconds": progress.cpu_seconds(), "wall_seconds": progress.wall_seconds()}
         if ledgers is not None:
             record.update(rows=[ledger.rows for ledger in ledgers], last_steps=[ledger.last_step for ledger in ledgers])
         atomic_write_json(staging / PROGRESS, record)
@@ -103,14 +106,16 @@ def newest_first(root: Path) -> Iterator[Checkpoint]:
     for _, path in reversed(list(iter_checkpoints(root))):
         try:
             verify(path)
-            steps = read_json(path / PROGRESS)["steps"]
+            recorded = read_json(path / PROGRESS)
+            steps = recorded["steps"]
+            seconds = (float(recorded.get("cpu_seconds", 0.0)), float(recorded.get("wall_seconds", 0.0)))
         except DamagedCheckpoint as exc:
             log.warning("%s; trying an older checkpoint", exc)
             continue
         except (OSError, ValueError, KeyError, TypeError, ZooError) as exc:
             log.warning("checkpoint %s is damaged (%s: %s); trying an older checkpoint", path, PROGRESS, describe(exc))
             continue
-        yield Checkpoint(path, steps)
+        yield Checkpoint(path, steps, *seconds)
 
 
 def verify(path: Path) -> None:

@@ -58,17 +58,21 @@ def validate(
     specs: list[Path] = typer.Argument(..., help="Run specs, or other files the plugins recognise (studies, ...)."),
     build: bool = typer.Option(False, "--build", help="Also build each run's env, agent and meta-controller once, "
                                "as train does before it creates a run folder."),
+    sets: list[str] = set_option(),
 ) -> None:
     """Check files against the installed plugins without training (run specs, studies, boards, ...)."""
     from .documents import validate_files
 
-    validate_files(specs, get_registry(), build=build, echo=typer.echo)
+    validate_files(specs, get_registry(), build=build, overrides=Overrides(tuple(sets)), echo=typer.echo)
 
 
 @app.command()
 @backend_options
 def train(
-    spec: Path = typer.Argument(..., help="The run spec (YAML)."),
+    spec: Path | None = typer.Argument(None, help="The run spec (YAML); not with --from."),
+    parent: str | None = typer.Option(None, "--from", metavar="RUN",
+                                      help="Continue a finished run (folder or id) from its final checkpoints: a new run "
+                                      "of its spec, e.g. with --set budget.steps=N for the new total."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
     runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
@@ -81,9 +85,16 @@ def train(
     """Validate a spec (with any overrides), create its run folder and train every trial."""
     from .run import execute_run, prepare_run
 
+    if (spec is None) == (parent is None):
+        raise ZooError("give a spec to train, or --from RUN to continue a finished run (one of them)")
     registry = get_registry()
     overrides = Overrides(tuple(sets), seed, trials, backend.backend, backend.backend_fields)
-    folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
+    if parent is not None:
+        from .continuation import continue_run
+
+        folder = continue_run(parent, registry, _runs_dir(runs_dir), run_dir, overrides)
+    else:
+        folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
     typer.echo(f"run folder: {folder.path}", err=True)
     _finish(execute_run(folder, registry, progress=progress), folder)
 
@@ -127,7 +138,7 @@ def _finish(status: str, folder) -> None:
 
 @app.command()
 def runs(
-    env: str | None = typer.Option(None, help="Only runs of this environment."),
+    env: str | None = typer.Option(None, help="Only runs of this environment: a type (gym) or an id, rule or game (CartPole-v1)."),
     agent: str | None = typer.Option(None, help="Only runs of this agent."),
     status: str | None = typer.Option(None, help="Only runs with this status."),
     runs_dir: Path | None = _runs_dir_option(),
@@ -144,9 +155,18 @@ def runs(
     index = RunIndex(_runs_dir(runs_dir))
     if rebuild:
         index.rebuild()
-    rows = index.query(env=env, agent=agent, status=status)
     from .returns import run_result
+    from .run_envs import env_label, env_name, matches_env
 
+    rows = index.query(agent=agent, status=status)
+    for row in rows:
+        row["env_name"] = env_name(Path(row["path"]), row["env"], get_registry())
+    if env is not None:
+        present = sorted({env_label(row) for row in rows})
+        rows = [row for row in rows if matches_env(row, env)]
+        if not rows:
+            typer.echo(f"note: no runs of env '{env}'" + (f"; the runs here are of: {', '.join(present)}" if present else ""),
+                       err=True)
     for row in rows:
         row["result"] = run_result(Path(row["path"]))
     if as_json:
@@ -157,7 +177,7 @@ def runs(
 
     table = Table("id", "env", "agent", "status", "trials", "budget", "result", "created")
     table.columns[0].no_wrap = True  # ids are copied into other commands: never cut or wrapped
-    cells = [[row["id"], row["env"], row["agent"], row["status"], str(row["trials"]),
+    cells = [[row["id"], env_label(row), row["agent"], row["status"], str(row["trials"]),
               f'{row["steps"]} {row["unit"] or "steps"}', row["result"] or "-", row["created"]] for row in rows]
     for line in cells:
         table.add_row(*[str(cell) for cell in line])

@@ -271,9 +271,10 @@ def _names(value: str | None) -> set[str] | None:
 
 
 def _implementations(manager: pluggy.PluginManager, plugin: Any, hook_name: str):
-    """The functions with which `plugin` implements `hook_name` (pluggy honours `specname`)."""
-    caller = getattr(manager.hook, hook_name)
-    return [impl.function for impl in caller.get_hookimpls() if impl.plugin is plugin]
+    """The functions with which `plugin` implements `hook_name` (pluggy honours `specname`); none when no plugin
+    implements the hook yet (a declared kind whose spec is added after this call has no caller before it)."""
+    caller = getattr(manager.hook, hook_name, None)
+    return [impl.function for impl in caller.get_hookimpls() if impl.plugin is plugin] if caller is not None else []
 
 
 def _collector(items: list[Entry], entry_type: type[Entry], hook: str):

@@ -451,7 +451,7 @@ def _clean_loc(data: Any, loc: tuple) -> Loc:
         elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
             clean.append(part)
             data = data[part]
-        elif isinstance(data, dict) and (data.get("type") == part or (isinstance(part, str) and "[" in part)):
+        elif isinstance(data, dict) and data.get("type") == part or isinstance(part, str) and "[" in part:
             continue
         else:
             clean.append(part)

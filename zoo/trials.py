@@ -7,7 +7,6 @@ Trials are trained in *trial groups*: one trial per group, or for an agent regis
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -179,12 +178,12 @@ def run_trials(
     agent = trainee.agent
     if checkpoint is not None:
         _note_resume(folder, group, checkpoint, agent)
-    progress = Progress(agent, spec.budget.unit, entry.batched_trials)
-    started, cpu_started = time.time(), time.process_time()
+    earlier = {"cpu_seconds": checkpoint.cpu_seconds, "wall_seconds": checkpoint.wall_seconds} if checkpoint else {}
+    progress = Progress(agent, spec.budget.unit, entry.batched_trials, **earlier)
     try:
         _report(report, group, progress, trainee)
         _train_to_budget(spec, trainee, progress, checkpoints, group, seeds, should_stop, report)
-        elapsed, cpu = round(time.time() - started, 3), round(time.process_time() - cpu_started, 3)
+        elapsed, cpu = progress.wall_seconds(), progress.cpu_seconds()  # with the earlier processes' of a resumed trial
         evaluations = _evaluate(agent, spec, seeds, entry.batched_trials)
         results = []
         for index, (trial, seed) in enumerate(zip(group, seeds)):

@@ -19,6 +19,7 @@ import gymnasium
 import numpy as np
 
 from zoo.errors import ZooError
+from zoo.offscreen import draw_offscreen
 from zoo.registry import Registry
 from zoo.store import default_runs_dir
 
@@ -134,6 +135,7 @@ class Watched(gymnasium.Wrapper):
                 raise ZooError(f"env '{watcher.env_name}' draws no rgb_array pictures (its render modes: "
                                f"{', '.join(modes) or 'none'}); --video needs them")
             env.unwrapped.render_mode = "rgb_array"
+            draw_offscreen()
         self._return, self._length, self._errors, self._reports = 0.0, 0, 0, False
 
     def reset(self, **kwargs):

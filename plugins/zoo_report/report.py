@@ -144,10 +144,10 @@ def plot_learning_curves(runs: list[RunFolder], path: Path, points: int = 50, ti
         grid = np.linspace(0, end, points)
         curves = np.array([np.interp(grid, [s for s, _ in t], _running_mean([r for _, r in t])) for t in trials])
         median = np.median(curves, axis=0)
-        ax.plot(grid, median, label=run.manifest()["id"])
-        if len(curves) > 1:
+        (line,) = ax.plot(grid, median, label=run.manifest()["id"])
+        if len(curves) > 1:  # the band in its line's colour (fill_between's own colour cycle skips runs without a band)
             low, high = bootstrap_ci(curves, axis=0, resamples=2000)
-            ax.fill_between(grid, low, high, alpha=0.25, label=f"{run.manifest()['id']}: 95% CI of the median")
+            ax.fill_between(grid, low, high, color=line.get_color(), alpha=0.25, label=f"{run.manifest()['id']}: 95% CI of the median")
     ax.set_xlabel("environment steps")
     ax.set_ylabel("episode return (running mean, median over trials)")
     ax.set_title(title)

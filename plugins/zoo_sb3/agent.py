@@ -25,7 +25,6 @@ from stable_baselines3.common.save_util import recursive_getattr
 
 from zoo import Agent, TrialContext
 
-ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU", "elu": "ELU", "leaky_relu": "LeakyReLU"}
 COUNTERS = ("num_timesteps", "_n_updates", "_episode_num", "_n_calls", "exploration_rate")
 BUFFER_FIELDS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts")
 
@@ -38,35 +37,19 @@ class SB3Agent(Agent):
     UNSAVED = ("_update_current_progress_remaining",)
 
     def __init__(self, algorithm: type, params: Any, context: TrialContext):
-        import torch
         from stable_baselines3.common.logger import Logger
 
-        from .params import learning_rate_schedule
+        from .arguments import constructor_arguments
 
         self.context, self.params = context, params
-        wrappers = {"type", "policy", "policy_kwargs", "n_envs", "device", "learning_rate", "action_noise_std",
-                    "normalize_observations", "normalize_rewards", "frame_stack"}
-        hyper = params.model_dump(exclude=wrappers)
-        policy_kwargs: dict[str, Any] = {}
-        if params.policy_kwargs.net_arch is not None:
-            policy_kwargs["net_arch"] = list(params.policy_kwargs.net_arch)
-        if params.policy_kwargs.activation is not None:
-            policy_kwargs["activation_fn"] = getattr(torch.nn, ACTIVATIONS[params.policy_kwargs.activation])
         env = self._vector_env([context.seed + i for i in range(params.n_envs)])
         if params.normalize_observations or params.normalize_rewards:
             from stable_baselines3.common.vec_env import VecNormalize
 
             env = VecNormalize(env, norm_obs=params.normalize_observations, norm_reward=params.normalize_rewards,
                                gamma=params.gamma)
-        if getattr(params, "action_noise_std", None) is not None:
-            from stable_baselines3.common.noise import NormalActionNoise
-
-            shape = env.action_space.shape
-            hyper["action_noise"] = NormalActionNoise(np.zeros(shape), np.full(shape, params.action_noise_std))
-        self.model = algorithm(
-            params.policy, env, learning_rate=learning_rate_schedule(params.learning_rate),
-            policy_kwargs=policy_kwargs or None, seed=context.seed, device=params.device, verbose=0, **hyper,
-        )
+        self.model = algorithm(params.policy, env, seed=context.seed, verbose=0,
+                               **constructor_arguments(params, env.action_space))
         self._record_device(algorithm)
         self.model.set_logger(Logger(folder=None, output_formats=[_MetricsWriter(context.logger)]))
         self._callback = _EpisodeLogger(context.logger)

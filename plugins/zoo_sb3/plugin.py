@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from zoo import AgentEntry, hookimpl
 
@@ -21,6 +22,9 @@ ALGORITHMS = {
     "qrdqn": ("sb3_contrib", "QRDQN", P.QRDQNParams, "sb3-contrib QR-DQN (quantile regression DQN)"),
 }
 
+#: rl-baselines3-zoo's search spaces, one file per agent that has one
+SEARCH_SPACES = Path(__file__).parent / "search_spaces"
+
 
 def _factory(module: str, class_name: str):
     def make(params, context):
@@ -38,7 +42,18 @@ def register_agents(register):
 
 
 @hookimpl
+def register_search_spaces(register):
+    from zoo_tune.search_spaces import SearchSpaceEntry
+
+    for path in sorted(SEARCH_SPACES.glob("*.yaml")):
+        register(SearchSpaceEntry(name=path.stem, path=path,
+                                  description=f"rl-baselines3-zoo's search space for the {path.stem} agent"))
+
+
+@hookimpl
 def register_commands(cli):
+    from .cli import import_rlzoo
     from .commands import export
 
     cli.command("export")(export)
+    cli.command("import-rlzoo")(import_rlzoo)

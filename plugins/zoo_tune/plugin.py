@@ -1,8 +1,11 @@
-"""The zoo plugin of hyperparameter search: the ``zoo tune`` command and the tuning document kind."""
+"""The zoo plugin of hyperparameter search: the ``zoo tune`` command, the tuning document kind and the kind
+``search_space`` (named spaces other plugins contribute, :mod:`zoo_tune.search_spaces`)."""
 
 from __future__ import annotations
 
 from zoo import DocumentEntry, hookimpl
+
+from .search_spaces import SEARCH_SPACES
 
 
 def _validate_tuning(path, registry, build: bool) -> str:
@@ -13,8 +16,13 @@ def _validate_tuning(path, registry, build: bool) -> str:
 
 @hookimpl
 def register_documents(register):
-    register(DocumentEntry(name="tuning", marker=("spec", "space"), validate=_validate_tuning,
+    register(DocumentEntry(name="tuning", marker=("spec",), validate=_validate_tuning,
                            description="a run spec, a search space and Optuna's settings (zoo tune)"))
+
+
+@hookimpl
+def register_kinds(register):
+    register(SEARCH_SPACES)
 
 
 @hookimpl

@@ -11,6 +11,11 @@ A tuning file names a run spec and the values to search::
       agent.learning_rate: {type: float, low: 1.0e-5, high: 1.0e-2, log: true}
       agent.n_steps: {type: categorical, choices: [64, 128, 256]}
 
+``search_space`` names a search space a plugin registers (``search_space: ppo``: rl-baselines3-zoo's
+space for SB3's PPO; ``zoo list search_space``), to which ``space`` adds or replaces distributions. A
+categorical choice may be a list or a mapping (``agent.policy_kwargs.net_arch``), which Optuna records
+by its JSON text.
+
 Each Optuna trial is a run of the spec with the sampled values as ``--set`` overrides, in the runs
 folder and its index (``NAME.tNNN-TIME``). While it trains, the mean return of its last ten
 training episodes (of the run's first trial, when the spec has several) is reported after each
@@ -76,7 +81,8 @@ class Categorical(_Strict):
     """One of a list of values."""
 
     type: Literal["categorical"]
-    choices: list[float | int | str | bool | None] = Field(min_length=1, description="the values to choose from")
+    choices: list[float | int | str | bool | None | list[Any] | dict[str, Any]] = Field(
+        min_length=1, description="the values to choose from (lists and mappings too)")
 
 
 Distribution = Annotated[FloatRange | IntRange | Categorical, Field(discriminator="type")]
@@ -108,7 +114,15 @@ class TuningFile(_Strict):
     direction: Literal["maximize", "minimize"] = Field(default="maximize", description="of the return")
     sampler: Sampler = Field(default_factory=Sampler)
     pruner: Pruner = Field(default_factory=Pruner)
-    space: dict[str, Distribution] = Field(min_length=1, description="spec path (as for --set) -> distribution")
+    search_space: str | None = Field(default=None, description="a search space a plugin registers (zoo list search_space)")
+    space: dict[str, Distribution] = Field(
+        default_factory=dict, description="spec path (as for --set) -> distribution; added to search_space's, or replacing them")
+
+    @model_validator(mode="after")
+    def _some_space(self):
+        if not self.space and self.search_space is None:
+            raise ValueError("give the values to search: space (spec paths and distributions) or search_space (a name)")
+        return self
 
 
 def load_tuning(path: Path) -> TuningFile:
@@ -158,9 +172,23 @@ def suggest(trial, space: dict[str, Any]) -> dict[str, Any]:
             values[path] = trial.suggest_float(path, dist.low, dist.high, log=dist.log)
         elif isinstance(dist, IntRange):
             values[path] = trial.suggest_int(path, dist.low, dist.high, log=dist.log)
-        else:
-            values[path] = trial.suggest_categorical(path, dist.choices)
+        else:  # Optuna stores scalars: a list or mapping is drawn by its JSON text
+            labels = [json.dumps(c) if isinstance(c, (list, dict)) else c for c in dist.choices]
+            values[path] = dist.choices[labels.index(trial.suggest_categorical(path, labels))]
     return values
+
+
+def registered_space(name: str, registry: Registry) -> dict[str, Any]:
+    """The distributions of the search space a plugin registered as `name`."""
+    from pydantic import TypeAdapter
+
+    entry = registry.get("search_space", name)
+    document = load_file(entry.path)
+    try:
+        return TypeAdapter(dict[str, Distribution]).validate_python(document.data)
+    except ValidationError as exc:
+        raise SpecError([document.problem(tuple(p for p in e["loc"] if p not in ("float", "int", "categorical")),
+                                          e["msg"]) for e in exc.errors()]) from None
 
 
 def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrides | None = None,
@@ -171,6 +199,8 @@ def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrid
     from optuna.trial import TrialState
 
     settings = load_tuning(tuning_path)
+    if settings.search_space is not None:
+        settings = settings.model_copy(update={"space": {**registered_space(settings.search_space, registry), **settings.space}})
     spec_path = (Path(tuning_path).parent / settings.spec)
     name = settings.name or Path(tuning_path).stem
     base = base or Overrides()

@@ -32,7 +32,7 @@ EXPECTED = {
     "18-meta-controller-without-behavior-space.yaml": (3, 1, "meta_controller", "agent 'ppo' declares no behavior space, so it takes no meta-controller"),
     "19-duplicate-key.yaml": (3, 1, None, "duplicate key 'agent'"),
     "20-bad-literal.yaml": (4, 3, "agent.policy", "Input should be 'MlpPolicy', 'CnnPolicy' or 'MultiInputPolicy' (given 'MLPPolicy')"),
-    "21-nested-unknown-field.yaml": (6, 5, "agent.policy_kwargs.activaton", "(did you mean 'activation'?); valid fields: activation, net_arch"),
+    "21-nested-unknown-field.yaml": (6, 5, "agent.policy_kwargs.activaton_fn", "(did you mean 'activation_fn'?); valid fields: activation_fn, features_extractor_class,"),
     "22-env-not-mapping.yaml": (1, 1, "env", "expected a mapping with a 'type' key naming the environment"),
     "23-bad-backend.yaml": (5, 3, "backend.type", "Input should be 'local' or 'ray' (given 'slurm')"),
     "24-bad-list-item.yaml": (5, 20, "agent.policy_kwargs.net_arch.1", "Input should be a valid integer"),

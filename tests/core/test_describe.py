@@ -50,7 +50,7 @@ def test_zoo_describe_prints_the_table_and_json(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     assert main(["describe", "agent", "ppo"]) == 0
     out = capsys.readouterr().out
-    assert "policy_kwargs.net_arch" in out and "list[int] | None" in out and "'lin_X' falling linearly" in out
+    assert "policy_kwargs.net_arch" in out and "list[int] | ActorCriticLayers | None" in out and "'lin_X' falling linearly" in out
     assert main(["describe", "agent", "ppo", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["plugin"] == "sb3" and {"name": "learning_rate", "type": "float | str", "default": "0.0003",

@@ -57,6 +57,20 @@ def test_plugins_loaded_before_and_after_the_declaring_one_contribute(caplog):
     assert caplog.text == ""  # the late plugin's hook is a known one: no 'is no zoo hook' warning
 
 
+def test_a_plugin_may_declare_a_kind_it_does_not_implement_itself(caplog):
+    # the tune plugin declares search spaces, which only other plugins (sb3) contribute
+    def register_kinds(register):
+        register(WIDGETS)
+
+    registry = Registry()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        assert registry.add("widgets", types.SimpleNamespace(register_kinds=hookimpl(register_kinds)))
+        assert registry.add("late", contributor("from-late"))
+    assert "widgets" not in registry.failures
+    assert sorted(registry.entries["widget"]) == ["from-late"]
+    assert caplog.text == ""
+
+
 def test_a_kind_whose_hookspecs_lack_its_hook_is_refused(caplog):
     registry = Registry()
     broken = KindEntry(name="widget", hookspecs=types.SimpleNamespace(), hook="register_widgets", entry=WidgetEntry,

@@ -84,6 +84,6 @@ def test_the_walk_reaches_nested_models():
     registry = get_registry()
     paths = {(kind, name): {path for path, _ in lax_inputs(registry.get(kind, name).params)} for kind, name in ENTRIES}
     assert ("network", "hidden") in paths["agent", "gdi-i3"] and ("optimizer", "decay") in paths["agent", "dice"]
-    assert ("policy_kwargs", "net_arch") in paths["agent", "ppo"] and ("board", "max_objects") in paths["env", "gohr"]
+    assert ("policy_kwargs", "ortho_init") in paths["agent", "ppo"] and ("board", "max_objects") in paths["env", "gohr"]
     assert any(path[:2] == ("members", 0) for path in paths["agent", "lbc"])
     assert ("learning_rate",) in paths["agent", "ppo"]  # float or a schedule's name

@@ -30,7 +30,7 @@ def _close(*built):
 
 CASES = {
     "sac": (PENDULUM, "{type: sac, learning_starts: 50, buffer_size: 500, batch_size: 32, normalize_observations: true}"),
-    "td3": (PENDULUM, "{type: td3, learning_starts: 50, buffer_size: 500, batch_size: 32, action_noise_std: 0.1}"),
+    "td3": (PENDULUM, "{type: td3, learning_starts: 50, buffer_size: 500, batch_size: 32, action_noise: {type: normal, std: 0.1}}"),
     "qrdqn": (CARTPOLE, "{type: qrdqn, learning_starts: 50, buffer_size: 500, frame_stack: 2}"),
     "recurrent-ppo": (CARTPOLE, "{type: recurrent-ppo, n_steps: 32, batch_size: 32, n_epochs: 1}"),
     "maskable-ppo": (GOHR, "{type: maskable-ppo, n_steps: 32, batch_size: 32, n_epochs: 1, normalize_rewards: true}"),
