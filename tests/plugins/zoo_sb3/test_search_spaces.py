@@ -8,7 +8,7 @@ import json
 import optuna
 import pytest
 import yaml
-from zoo.tune import Categorical, load_tuning, registered_space, suggest
+from zoo_tune.tune import Categorical, load_tuning, registered_space, suggest
 
 from zoo.cli import main
 from zoo.errors import SpecError, ZooError

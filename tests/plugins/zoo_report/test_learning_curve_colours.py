@@ -6,7 +6,7 @@ import json
 
 import matplotlib.colors
 import matplotlib.pyplot as plt
-from zoo.report import plot_learning_curves
+from zoo_report.report import plot_learning_curves
 
 from zoo.store import RunFolder
 
