@@ -11,11 +11,26 @@ from pathlib import Path
 from zoo_gohr.web.app import Experiment
 from zoo_gohr.web.experiment import rule_list
 from zoo_gohr.web.store import TranscriptStore
+from zoo_gohr.web.study import Study
+
+#: the origin of starlette's TestClient (state-changing requests must come from the server's own origin)
+ORIGIN = {"origin": "http://testserver"}
 
 
 def experiment(store: Path, rules=("paper/color_match 2", "paper/clockwise 1"), pieces: int = 4,
-               max_moves: int = 100) -> Experiment:
-    return Experiment(rule_list(list(rules), boards=1, pieces=pieces, max_moves=max_moves), TranscriptStore(store))
+               max_moves: int = 100, **settings) -> Experiment:
+    stages = rule_list(list(rules), boards=1, pieces=pieces, max_moves=max_moves)
+    return Experiment(Study.of_stages(stages), TranscriptStore(store), **settings)
+
+
+def signed_in(app, player: str | None, **client_settings):
+    """A TestClient (sending the server's own Origin) signed in as `player` (None: an id is made up)."""
+    from starlette.testclient import TestClient
+
+    client = TestClient(app, headers=ORIGIN, **client_settings)
+    reply = client.post("/start", data={"player": player or "", "consent": "yes"}, follow_redirects=False)
+    assert reply.status_code == 303 and reply.headers["location"] == "/play", reply.text
+    return client
 
 
 @contextmanager

@@ -22,12 +22,14 @@ MAX_BOARDS = 1000
 
 @dataclass(frozen=True)
 class Stage:
-    """One rule played on ``boards`` fresh boards, each cut at ``max_moves`` moves."""
+    """One rule played on ``boards`` fresh boards, each cut at ``max_moves`` moves (``practice``: a practice
+    board, kept but left out of scores)."""
 
     rule: str
     boards: int
     board_ranges: tuple[int, int, int, int, int, int]  # min/max objects, shapes, colors
     max_moves: int
+    practice: bool = False
 
     def cgs_board_args(self) -> list[str]:
         """The board part of the CGS arguments (``objects shapes colors`` as ``a:b`` ranges)."""

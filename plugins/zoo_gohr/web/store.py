@@ -4,11 +4,15 @@ A store folder holds::
 
     rules/<rule name>.txt                             a copy of every rule played (the transcripts' rules root)
     transcripts/<player>/<stage>-<rule>-<episode>.jsonl   one finished episode (one JSON line)
+    progress/<player>.json                            the moves of the board a player is on (until it ends)
+    participants/<player>.json                        consent, rule order and answers (see ``participants``)
 
 An episode line has the fields ``zoo gohr conformance`` replays (``rules``, ``cgs_args``, ``episode``,
 ``initial``, ``steps``, ``final_finish``) with the board stream's seed in ``cgs_args``, plus ``player``,
-``rule``, ``stage``, ``max_moves`` (the cut of the board) and times. Each file is written atomically (a temporary file, fsync, rename), so a
-crash or restart keeps every finished episode and never leaves half of one, and
+``rule``, ``stage``, ``max_moves`` (the cut of the board), ``practice`` (a practice board, left out of
+scores) and times. Every file is written atomically (a temporary file, fsync, rename): a move counts
+once the board's progress file (or, for the move that ends a board, its transcript) is on disk, so a
+crash or a full disk keeps every counted move and never leaves half of a record, and
 ``zoo gohr conformance --rules-root STORE STORE/transcripts`` replays everything.
 """
 
@@ -83,6 +87,40 @@ class TranscriptStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(record, sort_keys=True) + "\n")
         return path
+
+    def progress_path(self, player: str) -> Path:
+        return self.root / "progress" / f"{player}.json"
+
+    def save_progress(self, player: str, progress: dict[str, Any]) -> None:
+        """Write the moves of the board `player` is on atomically (replacing the last write)."""
+        path = self.progress_path(player)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(progress, sort_keys=True) + "\n")
+
+    def progress(self, player: str) -> dict[str, Any] | None:
+        """The board `player` was on when last written, or None."""
+        path = self.progress_path(player)
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ZooError(f"{path}: not a readable progress file ({exc})") from None
+
+    def clear_progress(self, player: str) -> None:
+        """Forget the board in play (once its transcript is stored; a stale file is ignored anyway)."""
+        self.progress_path(player).unlink(missing_ok=True)
+
+    def remove_player(self, player: str) -> None:
+        """Delete everything of `player` the store holds (their transcripts and their board in play)."""
+        folder = self.root / "transcripts" / player
+        if folder.exists():
+            shutil.rmtree(folder)
+        self.clear_progress(player)
+
+    def players(self) -> list[str]:
+        """The players with a stored episode."""
+        return sorted(p.name for p in (self.root / "transcripts").iterdir() if p.is_dir())
 
     def episodes(self, player: str | None = None) -> Iterator[dict[str, Any]]:
         """Every stored episode (of one player), in player, stage and episode order."""
