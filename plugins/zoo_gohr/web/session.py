@@ -56,9 +56,12 @@ class PlayerSession:
         self.stage, self.episode = 0, 0
         while self.stage < len(stages) and (self.stage, self.episode) in done:
             self._advance()
+        progress = store.progress(player)
+        if progress is not None and (progress.get("stage"), progress.get("episode")) == (self.stage, self.episode):
+            self._seeds.setdefault(self.stage, int(progress["cgs_args"][-1].split("=")[1]))
         self.game: Game | None = None
         self._start_stream()
-        self._resume(store.progress(player))
+        self._resume(progress)
 
     @property
     def finished(self) -> bool:
