@@ -1,0 +1,35 @@
+"""A study file for the web tests: two rules counterbalanced, a practice board, questions, a completion code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+STUDY = """\
+title: Hidden rules, test study
+consent:
+  version: v3-2026-11
+  text: |
+    This is a test study.
+
+    You may stop at any time.
+rules:
+  - {rule: paper/color_match, boards: 1}
+  - {rule: paper/clockwise, boards: 1}
+order: counterbalanced
+board: {min_objects: 4}
+max_moves: 40
+practice: {rule: paper/color_match, boards: 1}
+rule_questions:
+  - {id: guess, text: "What do you think the rule was?"}
+  - {id: sure, text: "How sure are you?", kind: likert, scale: 5, labels: [not at all, completely]}
+final_questions:
+  - {id: strategy, text: "Which strategy did you use?", kind: choice, choices: [trial and error, a plan]}
+  - {id: comments, text: "Anything else?", required: false}
+completion: {code: TEST-CODE-42}
+"""
+
+
+def write_study(folder: Path, text: str = STUDY) -> Path:
+    path = Path(folder) / "study.yaml"
+    path.write_text(text)
+    return path
