@@ -1,4 +1,5 @@
-"""A study file for the web tests: two rules counterbalanced, a practice board, questions, a completion code."""
+"""A study file for the web tests (two rules counterbalanced, a practice board, questions, a completion code),
+and a participant who plays a whole study through the API."""
 
 from __future__ import annotations
 
@@ -33,3 +34,25 @@ def write_study(folder: Path, text: str = STUDY) -> Path:
     path = Path(folder) / "study.yaml"
     path.write_text(text)
     return path
+
+
+def play_study(client, rng, answers_for=lambda state: None) -> list[dict]:
+    """Play a participant's whole study through the API with random moves; returns every state seen."""
+    states = [client.get("/api/state").json()]
+    while states[-1]["phase"] != "done":
+        state = states[-1]
+        if state["phase"] == "play":
+            piece = state["pieces"][int(rng.integers(len(state["pieces"])))]["id"]
+            reply = client.post("/api/move", json={"piece": piece, "bucket": int(rng.integers(4))})
+        else:
+            reply = client.post("/api/answers", json={"answers": answers_for(state)})
+        assert reply.status_code == 200, reply.text
+        states.append(reply.json()["state"])
+        assert len(states) < 3000
+    return states
+
+
+def answers(state: dict) -> dict:
+    if state["phase"] == "questions":
+        return {"guess": f"rule {state['rule_number']} is about colors", "sure": state["rule_number"] + 2}
+    return {"strategy": "a plan", "comments": "=HYPERLINK(\"x\")"}

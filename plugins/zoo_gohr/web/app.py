@@ -207,6 +207,16 @@ async def read_body(request: Request) -> bytes:
     return body
 
 
+async def read_form(request: Request) -> dict[str, list[str]]:
+    """An urlencoded form of at most 8 fields (415 for another content type, 400 for an unreadable one)."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
+        raise HTTPException(415, "post the form (application/x-www-form-urlencoded)")
+    try:
+        return parse_qs((await read_body(request)).decode("utf-8"), max_num_fields=8, strict_parsing=False)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise HTTPException(400, f"unreadable form: {exc}") from None
+
+
 async def read_json(request: Request) -> Any:
     try:
         return bounded_json(await read_body(request), MAX_DEPTH)
@@ -244,12 +254,7 @@ def create_app(experiment: Experiment, consent_page: Path | None = None, *, admi
         client = request.client.host if request.client else "unknown"
         if not experiment.sign_in_limit.allow(client):
             raise HTTPException(429, "too many sign-ins from your address; wait a minute and try again")
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
-            raise HTTPException(415, "post the consent form (application/x-www-form-urlencoded)")
-        try:
-            form = parse_qs((await read_body(request)).decode("utf-8"), max_num_fields=8, strict_parsing=False)
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise HTTPException(400, f"unreadable form: {exc}") from None
+        form = await read_form(request)
         if form.get("consent", [""])[0] not in ("yes", "on", "true"):
             raise HTTPException(400, "consent is required to take part: tick the box on the first page")
         token = experiment.sign_in(form.get("player", [""])[0].strip() or None, version)

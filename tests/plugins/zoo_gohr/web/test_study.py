@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 from gohr_web import signed_in
-from gohr_web_study import STUDY, write_study
+from gohr_web_study import STUDY, answers, play_study, write_study
 from zoo_gohr.engine.conformance import replay_file
 from zoo_gohr.web.app import Experiment, create_app
 from zoo_gohr.web.runs import human_runs
@@ -18,28 +18,6 @@ from zoo_gohr_study.errors import read_run
 
 from zoo.cli import main
 from zoo.errors import SpecError
-
-
-def play_study(client, rng, answers_for=lambda state: None) -> list[dict]:
-    """Play a participant's whole study through the API with random moves; returns every state seen."""
-    states = [client.get("/api/state").json()]
-    while states[-1]["phase"] != "done":
-        state = states[-1]
-        if state["phase"] == "play":
-            piece = state["pieces"][int(rng.integers(len(state["pieces"])))]["id"]
-            reply = client.post("/api/move", json={"piece": piece, "bucket": int(rng.integers(4))})
-        else:
-            reply = client.post("/api/answers", json={"answers": answers_for(state)})
-        assert reply.status_code == 200, reply.text
-        states.append(reply.json()["state"])
-        assert len(states) < 3000
-    return states
-
-
-def answers(state: dict) -> dict:
-    if state["phase"] == "questions":
-        return {"guess": f"rule {state['rule_number']} is about colors", "sure": state["rule_number"] + 2}
-    return {"strategy": "a plan", "comments": "=HYPERLINK(\"x\")"}
 
 
 def test_a_study_file_is_checked_with_its_lines(tmp_path, capsys):
