@@ -41,12 +41,14 @@ def _state(game: Game, code: int, accepted: bool) -> dict[str, Any]:
 class PlayerSession:
     """A player's stages, played in order; finished episodes go to the store as they end.
 
-    A player who comes back (after a server restart, say) continues after the last stored episode,
-    on the same board stream.
+    A player who comes back (after a server restart, say) continues where the store says they were:
+    after the last stored episode, on the same board stream, with the moves of the board in play.
     """
 
-    def __init__(self, player: str, stages: list[Stage], store: TranscriptStore, rule_paths: dict[str, str]):
+    def __init__(self, player: str, stages: list[Stage], store: TranscriptStore, rule_paths: dict[str, str],
+                 seed: int | None = None):
         self.player, self.stages, self.store, self.rule_paths = player, stages, store, rule_paths
+        self._seed = seed  # of every stage's board stream (default: a random one per stage)
         stored = [record for record in store.episodes(player)  # of this experiment's stages only
                   if record["stage"] < len(stages) and record["rule"] == stages[record["stage"]].rule]
         self._seeds = {record["stage"]: int(record["cgs_args"][-1].split("=")[1]) for record in stored}
@@ -74,7 +76,7 @@ class PlayerSession:
 
     def _cgs_args(self) -> list[str]:
         stage = self.stages[self.stage]
-        seed = self._seeds.setdefault(self.stage, secrets.randbelow(2**31 - 1) + 1)
+        seed = self._seeds.setdefault(self.stage, self._seed or secrets.randbelow(2**31 - 1) + 1)
         return [self.rule_paths[stage.rule], *stage.cgs_board_args(), f"seed={seed}"]
 
     def _start_stream(self) -> None:
