@@ -116,6 +116,7 @@ async function send(piece, bucket) {
   }
   if (!answer.ok) { feedback(answer.data.error, "denied"); return; }
   const data = answer.data;
+  if (data.state.phase === "done") { location.assign("/done"); return; }
   selected = null;
   const target = $(`bucket-${bucket}`);
   for (const b of document.querySelectorAll(".bucket")) b.classList.remove("accepted", "denied");
