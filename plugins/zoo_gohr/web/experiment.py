@@ -58,6 +58,10 @@ def _stage(rule: str, boards: int, board: dict, max_moves: int, where: str) -> S
     ranges = (params.min_objects, params.max_objects or params.min_objects,
               params.min_shapes, params.max_shapes if params.max_shapes is not None else params.min_shapes,
               params.min_colors, params.max_colors if params.max_colors is not None else params.min_colors)
+    if ranges[0] < max(ranges[3], ranges[5]):  # the generator gives every one of the shapes and colors a piece
+        raise ZooError(f"{where}: board settings: {ranges[0]} pieces cannot show {ranges[3]} shapes and "
+                       f"{ranges[5]} colors; give min_objects of at least {max(ranges[3], ranges[5])} or fewer "
+                       "shapes and colors")
     return Stage(rule, boards, ranges, max_moves)
 
 
