@@ -258,7 +258,7 @@ def test_optional_inputs(path_and_option, kind, bad_inputs, good_run, capsys, mo
 
 
 #: commands whose arguments are all optional but that need one of several: bare, one line names the choices
-NEEDS_ONE_OF = {"gohr serve": "give the rules to play: rule names, --rule-list FILE or --trial-list FILE"}
+NEEDS_ONE_OF = {"gohr serve": "give the rules to play: rule names, --rule-list FILE, --trial-list FILE or --study FILE"}
 
 
 @pytest.mark.parametrize("path_and_command", [pc for pc in ALL_COMMANDS if argv_for(*pc, "") == pc[0]],
