@@ -110,7 +110,7 @@ def overview(experiment) -> list[dict[str, Any]]:
         stages = experiment.study.stages(record["order"])
         boards = sum(not e.get("practice") for e in episodes)
         where = "completed" if record["completed"] else (
-            f"{experiment.phase(live)[0]}, stage {live.session.stage + 1} of {len(stages)}" if live else "away")
+            f"{experiment.phase(live)[0]}, stage {live.session.stage + 1} of {len(stages)}" if live else "not active now")
         rows.append({"player": player, "number": record["number"], "consent_version": record["consent"]["version"],
                      "where": where, "boards": f"{boards} of {sum(s.boards for s in stages if not s.practice)}",
                      "moves": sum(e["n_moves"] for e in episodes),
@@ -160,8 +160,9 @@ def admin_routes(experiment, token: str | None) -> list[Route]:
 
     async def withdraw(request: Request) -> Response:
         check(request)
-        form = await request.form(max_fields=4)
-        player = str(form.get("player", ""))
+        from .app import read_form
+
+        player = (await read_form(request)).get("player", [""])[0]
         try:
             experiment.participants.withdraw(player)
         except ZooError as exc:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from itsdangerous import BadSignature, URLSafeTimedSerializer
+from itsdangerous import BadData, URLSafeTimedSerializer
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -64,7 +64,7 @@ class Tokens:
     def read(self, token: str) -> tuple[str, str] | None:
         try:
             player, nonce = self.serializer.loads(token, max_age=self.max_age)
-        except (BadSignature, ValueError, TypeError):
+        except (BadData, ValueError, TypeError):
             return None
         return (player, nonce) if isinstance(player, str) and isinstance(nonce, str) else None
 

@@ -144,7 +144,8 @@ document.addEventListener("pointerup", (event) => {
   const under = document.elementFromPoint(event.clientX, event.clientY);
   const bucket = under && under.closest(".bucket");
   if (moved && bucket) {
-    suppressClick = true;
+    suppressClick = true;  // the click this release may fire is part of the drag (cleared once it has passed)
+    setTimeout(() => { suppressClick = false; }, 0);
     send(drag.id, Number(bucket.dataset.bucket));
   }
   drag = null;
