@@ -104,25 +104,25 @@ class Experiment:
         if claim is None:
             raise HTTPException(401, "not signed in: start at the first page")
         player, nonce = claim
-        now = self.clock()
-        self._expire(now)
+        moment = self.clock()
+        self._expire(moment)
         live = self.live.pop(player, None)
         if live is None:
             record = self.participants.get(player)
             if record is None:
                 raise HTTPException(401, "not signed in: start at the first page")
             live = Live(PlayerSession(player, self.study.stages(record["order"]), self.store, self.rule_paths),
-                        record, now)
+                        record, moment)
         if not secrets.compare_digest(live.record["nonce"], nonce):
             raise HTTPException(401, "not signed in: start at the first page")
-        live.seen = now
+        live.seen = moment
         self.live[player] = live
         while len(self.live) > self.max_sessions:
             self.live.popitem(last=False)
         return live
 
-    def _expire(self, now: float) -> None:
-        while self.live and now - next(iter(self.live.values())).seen > self.idle_seconds:
+    def _expire(self, moment: float) -> None:
+        while self.live and moment - next(iter(self.live.values())).seen > self.idle_seconds:
             self.live.popitem(last=False)
 
     def drop(self, player: str) -> None:

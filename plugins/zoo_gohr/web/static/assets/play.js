@@ -127,8 +127,10 @@ async function send(piece, bucket) {
   }
   feedback(text, data.accepted ? "accepted" : "denied");
   show(data.state);
+  // the pieces were drawn anew: a keyboard player goes on from the first piece, not from the bucket
   const first = document.querySelector(".piece");
-  if (first && document.activeElement === document.body) first.focus();
+  const focus = document.activeElement;
+  if (first && (focus === document.body || focus.classList.contains("bucket"))) first.focus();
 }
 
 // choosing and dragging: a press on a piece that is released over a bucket is a move; released
