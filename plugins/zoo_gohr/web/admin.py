@@ -60,9 +60,10 @@ def answer_rows(experiment) -> list[dict[str, Any]]:
 
 
 def move_rows(episodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every move of every stored board, numbered from 1 as a person counts."""
+    """Every move of every stored board; stages, boards, moves and buckets numbered from 1 as on the page
+    (bucket 1 top left .. 4 bottom left), pieces by the engine's id."""
     return [{"player": e["player"], "stage": e["stage"] + 1, "rule": e["rule"], "practice": bool(e.get("practice")),
-             "board": e["episode"] + 1, "move": n, "piece": s["move"]["id"], "bucket": s["move"]["bucket"],
+             "board": e["episode"] + 1, "move": n, "piece_id": s["move"]["id"], "bucket": s["move"]["bucket"] + 1,
              "accepted": s["accepted"], "code": s["code"], "ms": s["ms"]}
             for e in episodes for n, s in enumerate(e["steps"], 1)]
 
@@ -81,7 +82,7 @@ def as_csv(rows: list[dict[str, Any]], columns: list[str]) -> str:
 COLUMNS = {"consents": ["player", "number", "study", "consent_given", "consent_at", "consent_version", "rule_order",
                         "completed"],
            "answers": ["player", "after", "question", "answer"],
-           "transcripts": ["player", "stage", "rule", "practice", "board", "move", "piece", "bucket", "accepted",
+           "transcripts": ["player", "stage", "rule", "practice", "board", "move", "piece_id", "bucket", "accepted",
                            "code", "ms"]}
 
 

@@ -71,6 +71,9 @@ def test_the_overview_and_the_exports(tmp_path):
     episodes = json.loads(admin.get("/admin/export/transcripts.json").text)
     assert len(moves) == sum(e["n_moves"] for e in episodes) and len(episodes) == 6  # p3 finished no board yet
     assert {m["move"] for m in moves} >= {"1"} and "0" not in {m["move"] for m in moves}  # counted from 1
+    assert {m["bucket"] for m in moves} <= {"1", "2", "3", "4"} and {m["board"] for m in moves} == {"1"}
+    stored = [(e["player"], e["stage"], s["move"]["id"], s["move"]["bucket"]) for e in episodes for s in e["steps"]]
+    assert [(m["player"], int(m["stage"]) - 1, int(m["piece_id"]), int(m["bucket"]) - 1) for m in moves] == stored
     assert admin.get("/admin/export/secrets.csv").status_code == 404
 
 
