@@ -48,6 +48,12 @@ def play_into_store(console, ask, rule: str, *, store: Path, player: str, boards
     session = PlayerSession(player, stages, transcripts, {rule: transcripts.add_rule(rule)}, seed=seed)
     moves = errors = 0
     while not session.finished:
+        try:
+            if session.settle():
+                console.print("[yellow]no piece could leave that board; it is kept as it was[/]")
+                continue
+        except NotStored as exc:
+            raise ZooError(str(exc)) from None
         number = len(session.view()["history"]) + 1
         console.print(f"\n[bold]Board {session.episode + 1} of {boards}[/]")
         console.print(board_text(session.game, markup=True))

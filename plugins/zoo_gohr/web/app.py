@@ -61,6 +61,7 @@ class Live:
     record: dict[str, Any]
     seen: float
     write_failures: int = 0
+    skipped_boards: bool = False  # boards no piece could leave were stored at this request: a move was not for this board
 
 
 class Experiment:
@@ -119,6 +120,11 @@ class Experiment:
         self.live[player] = live
         while len(self.live) > self.max_sessions:
             self.live.popitem(last=False)
+        try:
+            live.skipped_boards = live.session.settle()
+        except NotStored as exc:
+            live.write_failures += 1
+            raise HTTPException(503, str(exc)) from None
         return live
 
     def _expire(self, moment: float) -> None:
@@ -280,6 +286,8 @@ def create_app(experiment: Experiment, consent_page: Path | None = None, *, admi
             raise HTTPException(400, 'a move is {"piece": PIECE_ID, "bucket": 0..3}')
         if experiment.phase(live)[0] != "play":
             raise HTTPException(409, "no board is in play now: answer the questions first")
+        if live.skipped_boards:
+            raise HTTPException(409, "that board could not be played (no piece could leave it); here is the next one")
         try:
             outcome = live.session.move(payload["piece"], payload["bucket"])
         except BadMove as exc:

@@ -43,6 +43,8 @@ class PlayerSession:
 
     A player who comes back (after a server restart, say) continues where the store says they were:
     after the last stored episode, on the same board stream, with the moves of the board in play.
+    A board no piece can leave is stored as a zero-move episode by :meth:`settle`, which the caller
+    runs before it shows the board.
     """
 
     def __init__(self, player: str, stages: list[Stage], store: TranscriptStore, rule_paths: dict[str, str],
@@ -98,9 +100,6 @@ class PlayerSession:
         self._steps: list[dict[str, Any]] = []
         self._started = time.monotonic()
         self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
-        if self.game.game_over:  # a board no piece can leave: stored as a zero-move episode
-            self.store.save(self._record())
-            self._end_episode()
 
     def _replay(self, steps: list[dict[str, Any]]) -> None:
         """The current board's game after `steps` (judged again, from the board's first position)."""
@@ -126,6 +125,8 @@ class PlayerSession:
         when the store cannot write it (then nothing has changed)."""
         if self.finished:
             raise BadMove("the experiment is over for this player; nothing is left to play")
+        if self.game.game_over:
+            raise BadMove("no piece can leave this board; it is stored as it is and the next one follows")
         if type(bucket) is not int or not 0 <= bucket <= 3:
             raise BadMove("bucket must be an integer 0..3 (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left)")
         if type(piece_id) is not int or self.game.piece(piece_id) is None:
@@ -150,7 +151,25 @@ class PlayerSession:
         outcome: dict[str, Any] = {"accepted": bool(result.accepted)}
         if ends:
             outcome["board_over"] = self._end_episode()
+            try:
+                self.settle()
+            except NotStored:
+                pass  # this move is stored; the next request stores the boards no piece can leave, or says why not
         return outcome
+
+    def settle(self) -> bool:
+        """Store the boards in play that no piece can leave (zero-move episodes) and move past them; True when
+        there were any. Raises :class:`NotStored` (the session unchanged) when one cannot be written."""
+        settled = False
+        while not self.finished and self.game.game_over and not self._steps:
+            try:
+                self.store.save(self._record())
+            except (OSError, ZooError) as exc:
+                raise NotStored(f"your next board could not be saved ({getattr(exc, 'strerror', None) or exc}); "
+                                "please try again in a moment, or tell the researcher") from exc
+            self._end_episode()
+            settled = True
+        return settled
 
     def _record(self) -> dict[str, Any]:
         """The transcript of the board in play."""

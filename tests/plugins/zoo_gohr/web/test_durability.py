@@ -141,3 +141,37 @@ def test_no_temporary_file_is_left_by_a_failed_write(tmp_path, monkeypatch, stag
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
     assert client.post("/api/move", json={"piece": 0, "bucket": 0}).status_code == 200
+
+
+def test_a_board_no_piece_can_leave_is_stored_once_the_store_can_write(tmp_path, monkeypatch):
+    """The second board is made one that no piece can leave (a zero-move episode); its write fails first."""
+    from zoo_gohr.web import session as session_module
+
+    boards: list[tuple] = []
+
+    class SecondBoardStuck(session_module.Game):
+        @property
+        def game_over(self) -> bool:
+            key = tuple((p.id, p.pos) for p in self._pieces)
+            if key not in boards:
+                boards.append(key)
+            return key == boards[1] if len(boards) > 1 else super().game_over
+
+    monkeypatch.setattr(session_module, "Game", SecondBoardStuck)
+    client = signed_in(create_app(experiment(tmp_path, rules=("paper/clockwise 3",), pieces=9, max_moves=2)), "gil")
+    state = client.get("/api/state").json()
+    state = client.post("/api/move", json={"piece": state["pieces"][0]["id"], "bucket": 0}).json()["state"]
+    piece = state["pieces"][0]["id"]
+    original_save = store.TranscriptStore.save  # a full disk for the zero-move board only
+    monkeypatch.setattr(store.TranscriptStore, "save", lambda self, record: original_save(self, record)
+                        if record["n_moves"] else (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
+    last = client.post("/api/move", json={"piece": piece, "bucket": 1})
+    assert last.status_code == 200 and last.json()["board_over"]["moves"] == 2  # the board's last move counts
+    refused = client.get("/api/state")
+    assert refused.status_code == 503 and "next board could not be saved" in refused.json()["error"]
+    monkeypatch.setattr(store.TranscriptStore, "save", original_save)
+    late_move = client.post("/api/move", json={"piece": piece, "bucket": 2})  # meant for the board that was stuck
+    assert late_move.status_code == 409 and "no piece could leave" in late_move.json()["error"]
+    state = client.get("/api/state").json()
+    assert (state["board"], state["moves"], state["total_moves"]) == (3, 0, 2)
+    assert [(r["episode"], r["n_moves"]) for r in _records(tmp_path)] == [(0, 2), (1, 0)]
