@@ -34,6 +34,7 @@ def serve(
     from .experiment import read_rule_list, read_trial_list
     from .experiment import rule_list as stages_of
     from .store import TranscriptStore
+    from .study import Study, load_study
 
     if sum(x is not None and x != [] for x in (rules, rule_list, trial_list, study)) != 1:
         raise ZooError("give the rules to play: rule names, --rule-list FILE, --trial-list FILE or --study FILE "
@@ -45,19 +46,13 @@ def serve(
     if bad_origins:
         raise ZooError(f"--origin {bad_origins[0]}: give scheme and host only, e.g. https://study.example.org")
     if study is not None:
-        from .study import load_study
-
         plan = load_study(study)
     elif trial_list is not None:
-        stages = read_trial_list(trial_list, max_moves=max_moves)
+        plan = Study.of_stages(read_trial_list(trial_list, max_moves=max_moves))
     elif rule_list is not None:
-        stages = read_rule_list(rule_list, boards=boards, pieces=pieces, max_moves=max_moves)
+        plan = Study.of_stages(read_rule_list(rule_list, boards=boards, pieces=pieces, max_moves=max_moves))
     else:
-        stages = stages_of(rules, boards=boards, pieces=pieces, max_moves=max_moves)
-    if study is None:
-        from .study import Study
-
-        plan = Study.of_stages(stages)
+        plan = Study.of_stages(stages_of(rules, boards=boards, pieces=pieces, max_moves=max_moves))
     try:
         from .app import Experiment
         from .app import serve as run_server

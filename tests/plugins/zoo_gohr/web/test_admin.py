@@ -116,3 +116,19 @@ def test_a_withdrawal_of_a_participant_mid_board_deletes_their_board_in_play(tmp
     assert TestClient(app, headers=BEARER).post("/admin/withdraw", data={"player": "mid"}).status_code == 200
     assert not (tmp_path / "store/progress/mid.json").exists()
     assert TestClient(app, cookies={COOKIE: client.cookies[COOKIE]}).get("/api/state").status_code == 401
+
+
+def test_serve_refuses_a_weak_admin_token_or_a_bad_origin_in_one_line(tmp_path, capsys, monkeypatch):
+    from zoo.cli import main
+
+    (tmp_path / "token").write_text("short\n")
+    cases = ((["--admin-token-file", str(tmp_path / "token")], "shorter than 16 characters"),
+             (["--admin-token-file", str(tmp_path / "missing")], "cannot read it"),
+             (["--origin", "https://study.example.org/path"], "give scheme and host only"))
+    for args, message in cases:
+        assert main(["gohr", "serve", "paper/clockwise", "--store", str(tmp_path / "s"), *args]) != 0
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, (args, err)
+    monkeypatch.setenv("ZOO_GOHR_ADMIN_TOKEN", "tiny")
+    assert main(["gohr", "serve", "paper/clockwise", "--store", str(tmp_path / "s")]) != 0
+    assert "shorter than 16 characters" in capsys.readouterr().err
