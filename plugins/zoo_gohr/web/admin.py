@@ -170,7 +170,8 @@ def admin_routes(experiment, token: str | None) -> list[Route]:
             raise HTTPException(404, str(exc)) from None
         except OSError as exc:
             raise HTTPException(503, f"the withdrawal of {player} did not finish ({exc}); run it again") from None
-        experiment.drop(player)
+        finally:
+            experiment.drop(player)  # once the withdrawal is recorded the session is rebuilt from nothing
         if "text/html" in request.headers.get("accept", ""):
             return RedirectResponse("/admin", status_code=303)
         return PlainTextResponse(f"withdrawn: {player}\n")

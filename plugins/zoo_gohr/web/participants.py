@@ -25,7 +25,6 @@ class Participants:
         self.store = store
         self.folder = store.root / "participants"
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.withdrawals_path = store.root / "withdrawals.json"
         self.counter_path = store.root / "participant-count.json"
 
     def path(self, player: str) -> Path:
@@ -33,14 +32,16 @@ class Participants:
 
     def get(self, player: str) -> dict[str, Any] | None:
         path = self.path(player)
-        return read_json(path, dict) if path.is_file() else None
+        return read_json(path, dict) if path.is_file() and player not in self.withdrawn() else None
 
     def all(self) -> list[dict[str, Any]]:
-        return [read_json(path, dict) for path in sorted(self.folder.glob("*.json"))]
+        """Every participant's record (a withdrawal interrupted half-way already hides its participant)."""
+        withdrawn = self.withdrawn()
+        return [read_json(path, dict) for path in sorted(self.folder.glob("*.json")) if path.stem not in withdrawn]
 
     def withdrawn(self) -> dict[str, str]:
         """Withdrawn ids and when they withdrew."""
-        return read_json(self.withdrawals_path, dict) if self.withdrawals_path.is_file() else {}
+        return self.store.withdrawn()
 
     def next_number(self) -> int:
         """The number of the next participant (0, 1, ...; withdrawn participants keep theirs used), counted on disk."""
@@ -67,6 +68,6 @@ class Participants:
         if self.get(player) is None and not (self.store.root / "transcripts" / player).exists() \
                 and player not in self.withdrawn():
             raise ZooError(f"no participant '{player}' in {self.store.root}")
-        atomic_write_json(self.withdrawals_path, {**self.withdrawn(), player: now()})
-        self.store.remove_player(player)
+        atomic_write_json(self.store.withdrawals_path, {**self.withdrawn(), player: now()})
         self.path(player).unlink(missing_ok=True)
+        self.store.remove_player(player)

@@ -6,6 +6,7 @@ A store folder holds::
     transcripts/<player>/<stage>-<rule>-<episode>.jsonl   one finished episode (one JSON line)
     progress/<player>.json                            the moves of the board a player is on (until it ends)
     participants/<player>.json                        consent, rule order and answers (see ``participants``)
+    withdrawals.json                                  the players who withdrew (never read again)
 
 An episode line has the fields ``zoo gohr conformance`` replays (``rules``, ``cgs_args``, ``episode``,
 ``initial``, ``steps``, ``final_finish``) with the board stream's seed in ``cgs_args``, plus ``player``,
@@ -118,14 +119,30 @@ class TranscriptStore:
             shutil.rmtree(folder)
         self.clear_progress(player)
 
-    def players(self) -> list[str]:
-        """The players with a stored episode."""
-        return sorted(p.name for p in (self.root / "transcripts").iterdir() if p.is_dir())
+    @property
+    def withdrawals_path(self) -> Path:
+        return self.root / "withdrawals.json"
+
+    def withdrawn(self) -> dict[str, str]:
+        """The players who withdrew (and when): their episodes are never read, even where a withdrawal
+        was interrupted before their files were deleted."""
+        if not self.withdrawals_path.is_file():
+            return {}
+        try:
+            withdrawn = json.loads(self.withdrawals_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ZooError(f"{self.withdrawals_path}: not readable ({exc})") from None
+        if not isinstance(withdrawn, dict):
+            raise ZooError(f"{self.withdrawals_path}: damaged, not a mapping of player ids")
+        return withdrawn
 
     def episodes(self, player: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every stored episode (of one player), in player, stage and episode order."""
+        """Every stored episode (of one player), in player, stage and episode order; withdrawn players left out."""
+        withdrawn = self.withdrawn()
         folders = [self.root / "transcripts" / player] if player else sorted((self.root / "transcripts").iterdir())
         for folder in folders:
+            if folder.name in withdrawn:
+                continue
             for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
                 try:
                     record = json.loads(path.read_text(encoding="utf-8"))

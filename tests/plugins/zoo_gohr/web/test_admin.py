@@ -132,3 +132,25 @@ def test_serve_refuses_a_weak_admin_token_or_a_bad_origin_in_one_line(tmp_path, 
     monkeypatch.setenv("ZOO_GOHR_ADMIN_TOKEN", "tiny")
     assert main(["gohr", "serve", "paper/clockwise", "--store", str(tmp_path / "s")]) != 0
     assert "shorter than 16 characters" in capsys.readouterr().err
+
+
+def test_a_withdrawal_interrupted_half_way_already_hides_the_participant(tmp_path, monkeypatch):
+    import shutil
+
+    exp, app = _study_app(tmp_path)
+    client = signed_in(app, "half")
+    play_study(client, np.random.default_rng(5), answers)
+    real_rmtree = shutil.rmtree
+    monkeypatch.setattr(shutil, "rmtree", lambda path, **kw: (_ for _ in ()).throw(OSError(5, "I/O error")))
+    admin = TestClient(app, headers=BEARER)
+    reply = admin.post("/admin/withdraw", data={"player": "half"})
+    assert reply.status_code == 503 and "run it again" in reply.json()["error"]
+    assert (tmp_path / "store/transcripts/half").is_dir()  # the files are still there ...
+    assert client.get("/api/state").status_code == 401  # ... but nothing reads them
+    for kind in ("transcripts", "answers", "consents"):
+        assert "half" not in admin.get(f"/admin/export/{kind}.json").text
+    params = HumanParams(recorded=str(tmp_path / "store"))
+    assert recorded_trials(params, "paper/clockwise", {"min_objects": 4}, 40) == {}
+    monkeypatch.setattr(shutil, "rmtree", real_rmtree)
+    assert admin.post("/admin/withdraw", data={"player": "half"}).status_code == 200  # run again: finished
+    assert not (tmp_path / "store/transcripts/half").exists()
