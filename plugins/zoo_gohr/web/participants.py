@@ -2,9 +2,9 @@
 
 ``participants/<id>.json`` holds a participant's consent (given, time, the consent text's version),
 their number and rule order, the nonce their token carries, their answers (per rule and at the end)
-and when they completed; ``withdrawals.json`` lists the withdrawn ids and when; ``participant-count.json`` counts sign-ins (the
-numbers that pick counterbalanced orders). Every write is
-atomic (a temporary file, fsync, rename): a record is the old one or the new one, never a part.
+and when they completed; ``withdrawals.json`` lists the withdrawn ids and when;
+``participant-count.json`` counts sign-ins (the numbers that pick counterbalanced orders). Every
+write is atomic (a temporary file, fsync, rename): a record is the old one or the new one, never a part.
 """
 
 from __future__ import annotations

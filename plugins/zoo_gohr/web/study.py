@@ -108,6 +108,8 @@ class Completion(_Strict):
 
 
 class StudyFile(_Strict):
+    """A study file as written (see the module docstring)."""
+
     title: str = Field(min_length=1, max_length=200)
     consent: Consent
     rules: list[RuleBlock] = Field(min_length=1, max_length=24)
