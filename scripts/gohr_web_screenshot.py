@@ -20,6 +20,7 @@ from playwright.sync_api import sync_playwright
 from zoo_gohr.web.app import Experiment, create_app
 from zoo_gohr.web.experiment import rule_list
 from zoo_gohr.web.store import TranscriptStore
+from zoo_gohr.web.study import Study
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -32,7 +33,7 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as store:
-        experiment = Experiment(rule_list(["paper/clockwise"], boards=3, pieces=9, max_moves=100),
+        experiment = Experiment(Study.of_stages(rule_list(["paper/clockwise"], boards=3, pieces=9, max_moves=100)),
                                 TranscriptStore(Path(store)))
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
@@ -44,16 +45,15 @@ def main() -> None:
         base = f"http://127.0.0.1:{sock.getsockname()[1]}"
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=args.chromium, args=ARGS)
-            page = browser.new_page(viewport={"width": 640, "height": 640})
+            page = browser.new_page(viewport={"width": 640, "height": 900})
             page.goto(f"{base}/?player=P-017")
             page.screenshot(path=args.out / "consent.png")
             page.check("#consent")
             page.click("#begin")
             page.wait_for_selector("#board .piece")
-            for bucket in (1, 1):  # clockwise: the first move is accepted anywhere, the same bucket again is not
-                page.locator("#board .piece").first.drag_to(page.locator(f"#bucket-{bucket}"))
-                page.wait_for_function("() => /^(Accepted|Not accepted)/"
-                                       ".test(document.getElementById('feedback').textContent)")
+            for moves, bucket in enumerate((1, 1), 1):  # clockwise: the first move goes anywhere, the same bucket
+                page.locator("#board .piece").first.drag_to(page.locator(f"#bucket-{bucket}"))  # again does not
+                page.wait_for_function("(n) => document.getElementById('history').children.length === n", arg=moves)
             page.screenshot(path=args.out / "play.png")
             browser.close()
         server.should_exit = True

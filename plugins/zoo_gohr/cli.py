@@ -94,6 +94,11 @@ def play(
     agent: Path | None = typer.Option(None, "--agent", help="Watch the agent of this GOHR run play instead "
                                          "(on the run's board settings; --boards and --seed apply)."),
     delay: float = typer.Option(0.5, min=0, help="With --agent: seconds between moves."),
+    store: Path | None = typer.Option(None, "--store", help="Keep every move in this transcript store, as "
+                                      "'zoo gohr serve' does (a leaderboard scores them as agent 'human')."),
+    player: str = typer.Option("terminal", "--player", help="With --store: the player id the boards are kept under."),
+    max_moves: int = typer.Option(100, "--max-moves", min=1, max=10_000, help="With --store: a board ends after "
+                                  "this many moves."),
 ) -> None:
     """Play a hidden rule in the terminal: type a cell and a bucket, e.g. '14 2' (or watch a trained agent)."""
     from rich.console import Console
@@ -115,6 +120,13 @@ def play(
     if agent is not None:
         returns = watch_agent(agent, rule, boards=boards, seed=seed, delay=delay, console=console)
         console.print(f"\n{len(returns)} boards, {-sum(returns):g} errors")
+        return
+    if store is not None:
+        from .terminal import play_into_store
+
+        moves, errors = play_into_store(console, _ask, rule, store=store, player=player, boards=boards,
+                                        pieces=pieces, seed=seed, max_moves=max_moves)
+        _summary(console, moves, errors)
         return
     stream = random_boards(seed, min_objects=pieces, max_objects=pieces, min_shapes=0, max_shapes=0,
                            min_colors=0, max_colors=0, shapes=LEGACY_SHAPES, colors=LEGACY_COLORS)

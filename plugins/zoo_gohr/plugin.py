@@ -3,7 +3,7 @@ hook (:mod:`zoo_gohr.rule_sets`), the shipped rule sets and the ``zoo gohr`` com
 
 from __future__ import annotations
 
-from zoo import AgentEntry, EnvEntry, hookimpl
+from zoo import AgentEntry, DocumentEntry, EnvEntry, hookimpl
 
 from .engine.constants import ACTIONS
 from .factories import make_env, make_vector_env
@@ -48,6 +48,18 @@ def register_rule_sets(register):
                     "gohr": "the authors' rule files (RuleGame game data and server samples)"}
     for name, path in shipped_rule_sets().items():
         register(RuleSetEntry(name=name, path=path, description=descriptions[name]))
+
+
+def _validate_web_study(path, registry, build: bool) -> str:
+    from .web.study import validate_study_file
+
+    return validate_study_file(path, registry, build)
+
+
+@hookimpl
+def register_documents(register):
+    register(DocumentEntry(name="web-study", marker=("consent", "rules", "completion"), validate=_validate_web_study,
+                           description="a study of people playing hidden rules (zoo gohr serve --study)"))
 
 
 @hookimpl

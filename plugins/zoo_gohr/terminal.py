@@ -1,5 +1,5 @@
-"""GOHR in a terminal beyond the board itself: the legend of ``zoo gohr play``, and watching a trained
-agent play (``zoo gohr play RULE --agent RUN``).
+"""GOHR in a terminal beyond the board itself: the legend of ``zoo gohr play``, play kept in a transcript
+store (``--store``), and watching a trained agent play (``zoo gohr play RULE --agent RUN``).
 
 An agent is watched through its own evaluation: the run's agent is rebuilt from its resolved spec,
 restored from trial 0's last checkpoint with its own ``load``, and asked to ``evaluate`` a few
@@ -29,6 +29,60 @@ def legend() -> str:
             "a piece reads SHAPE COLOR CELL, e.g. ★R14: a red star in cell 14 (cells 1 bottom-left .. 36 top-right)\n"
             "buckets: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left; a move the rule allows takes the "
             "piece off the board, any other leaves it there and counts as an error")
+
+
+def play_into_store(console, ask, rule: str, *, store: Path, player: str, boards: int, pieces: int, seed: int,
+                    max_moves: int) -> tuple[int, int]:
+    """Play `boards` boards of `rule` as `player`, every move kept in the transcript store `store` exactly as
+    ``zoo gohr serve`` keeps it (so a leaderboard scores the boards as agent ``human``); a player who quits and
+    comes back with the same store and id continues where they were. Returns (moves, errors) of this sitting."""
+    from .engine.constants import CELLS
+    from .web.experiment import rule_list
+    from .web.session import BadMove, NotStored, PlayerSession
+    from .web.store import TranscriptStore, valid_player
+
+    if not valid_player(player):
+        raise ZooError(f"--player {player!r}: a player id is 1 to 64 letters, digits, '.', '_' or '-'")
+    stages = rule_list([f"{rule} {boards}"], boards=boards, pieces=pieces, max_moves=max_moves, where="RULE")
+    transcripts = TranscriptStore(store)
+    session = PlayerSession(player, stages, transcripts, {rule: transcripts.add_rule(rule)}, seed=seed)
+    moves = errors = 0
+    while not session.finished:
+        try:
+            if session.settle():
+                console.print("[yellow]no piece could leave that board; it is kept as it was[/]")
+                continue
+        except NotStored as exc:
+            raise ZooError(str(exc)) from None
+        number = len(session.view()["history"]) + 1
+        console.print(f"\n[bold]Board {session.episode + 1} of {boards}[/]")
+        console.print(board_text(session.game, markup=True))
+        line = ask(console, f"move {number}> ")
+        if line is None or line.strip().lower() in ("q", "quit", "exit"):
+            console.print(f"stopped; every move so far is kept in {store} (play again with --player {player} "
+                          "to go on)")
+            break
+        parts = line.replace(",", " ").split()
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            console.print(f"[yellow]type a cell (1..{CELLS}) and a bucket (0..3), e.g. '14 2'[/]")
+            continue
+        cell, bucket = int(parts[0]), int(parts[1])
+        piece = next((p.id for p in session.game.pieces() if p.pos == cell), None)
+        if piece is None:
+            console.print(f"[yellow]no piece in cell {cell}[/]")
+            continue
+        try:
+            outcome = session.move(piece, bucket)
+        except (BadMove, NotStored) as exc:
+            console.print(f"[yellow]{exc}[/]")
+            continue
+        moves += 1
+        errors += not outcome["accepted"]
+        console.print("[green]accepted[/]" if outcome["accepted"] else "[red]not accepted[/]")
+        if "board_over" in outcome:
+            over = outcome["board_over"]
+            console.print(f"board over after {over['moves']} moves, {over['errors']} errors; kept in {store}")
+    return moves, errors
 
 
 class Narrated(gymnasium.Wrapper):

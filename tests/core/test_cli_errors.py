@@ -251,7 +251,7 @@ def test_optional_inputs(path_and_option, kind, bad_inputs, good_run, capsys, mo
 
 
 #: commands whose arguments are all optional but that need one of several: bare, one line names the choices
-NEEDS_ONE_OF = {"gohr serve": "give the rules to play: rule names, --rule-list FILE or --trial-list FILE",
+NEEDS_ONE_OF = {"gohr serve": "give the rules to play: rule names, --rule-list FILE, --trial-list FILE or --study FILE",
                "train": "give a spec to train, or --from RUN to continue a finished run"}
 
 

@@ -1,6 +1,10 @@
-"""``zoo gohr serve``: people play hidden rules in a browser, and every episode is kept as a transcript.
+"""``zoo gohr serve``: people play hidden rules in a browser, in a study, and every move is kept.
 
-``experiment`` (what is played), ``session`` (one player's games), ``store`` (the transcripts),
-``app`` (the Starlette app; imported only when serving), ``recorded`` (the agent ``human``: a store's
-players as trials), ``runs`` (transcripts as runs of agent ``human``).
+``study`` (the study file: consent, rules and their orders, practice, questions, completion),
+``experiment`` (stages from rule names and lists), ``session`` (one player's games, every move stored
+before it counts), ``store`` (the transcripts and boards in play), ``participants`` (consents, orders,
+answers, withdrawals), ``security`` (signed tokens, sign-in limits, Origin checks, headers, bounded
+JSON), ``app`` and ``admin`` (the Starlette app and its researcher's side; imported only when
+serving), ``recorded`` (the agent ``human``: a store's players as trials), ``runs`` (transcripts as
+runs of agent ``human``).
 """

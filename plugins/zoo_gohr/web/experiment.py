@@ -22,12 +22,14 @@ MAX_BOARDS = 1000
 
 @dataclass(frozen=True)
 class Stage:
-    """One rule played on ``boards`` fresh boards, each cut at ``max_moves`` moves."""
+    """One rule played on ``boards`` fresh boards, each cut at ``max_moves`` moves (``practice``: a practice
+    board, kept but left out of scores)."""
 
     rule: str
     boards: int
     board_ranges: tuple[int, int, int, int, int, int]  # min/max objects, shapes, colors
     max_moves: int
+    practice: bool = False
 
     def cgs_board_args(self) -> list[str]:
         """The board part of the CGS arguments (``objects shapes colors`` as ``a:b`` ranges)."""
@@ -56,6 +58,10 @@ def _stage(rule: str, boards: int, board: dict, max_moves: int, where: str) -> S
     ranges = (params.min_objects, params.max_objects or params.min_objects,
               params.min_shapes, params.max_shapes if params.max_shapes is not None else params.min_shapes,
               params.min_colors, params.max_colors if params.max_colors is not None else params.min_colors)
+    if ranges[0] < max(ranges[3], ranges[5]):  # the generator gives every one of the shapes and colors a piece
+        raise ZooError(f"{where}: board settings: {ranges[0]} pieces cannot show {ranges[3]} shapes and "
+                       f"{ranges[5]} colors; give min_objects of at least {max(ranges[3], ranges[5])} or fewer "
+                       "shapes and colors")
     return Stage(rule, boards, ranges, max_moves)
 
 

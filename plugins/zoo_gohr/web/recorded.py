@@ -3,7 +3,7 @@
 It is registered so that specs and boards can name it (``agent: {type: human, recorded: STORE}``),
 but it plays no moves of its own: ``zoo train`` refuses it, and a leaderboard or ``zoo gohr
 human-runs`` reads its trials from the store instead. A trial is one player's boards of one rule,
-in the order played, restricted to the board settings asked for; each board becomes an episode
+in the order played, restricted to the board settings asked for (practice boards left out); each board becomes an episode
 whose ``episode_return`` is minus its errors (moves not accepted), the row a trained agent logs.
 """
 
@@ -72,7 +72,7 @@ def recorded_trials(params: HumanParams, rule: str, board: dict[str, Any], horiz
     wanted, args = set(params.players or []), board_args(board)
     trials: dict[str, list[dict]] = {}
     for record in store.episodes():
-        if record["rule"] == rule and tuple(record["cgs_args"][1:4]) == args \
+        if not record.get("practice") and record["rule"] == rule and tuple(record["cgs_args"][1:4]) == args \
                 and record.get("max_moves", horizon) == horizon and (not wanted or record["player"] in wanted):
             trials.setdefault(record["player"], []).append(record)
     return {player: sorted(records, key=lambda r: (r["stage"], r["episode"])) for player, records in sorted(trials.items())}

@@ -34,9 +34,11 @@ def _board_block(board_args: tuple[str, ...]) -> dict[str, int]:
 
 def human_runs(store: TranscriptStore, runs_dir: Path) -> list[RunFolder]:
     """Write one run folder of agent ``human`` per rule, board setting and board cut (``max_moves``, 0 where
-    older transcripts did not record it) of the store; returns them."""
+    older transcripts did not record it) of the store, practice boards left out; returns them."""
     groups: dict[tuple, dict[str, list[dict]]] = {}
     for record in store.episodes():
+        if record.get("practice"):
+            continue
         key = (record["rule"], tuple(record["cgs_args"][1:4]), record.get("max_moves", 0))
         groups.setdefault(key, {}).setdefault(record["player"], []).append(record)
     if not groups:

@@ -4,11 +4,16 @@ A store folder holds::
 
     rules/<rule name>.txt                             a copy of every rule played (the transcripts' rules root)
     transcripts/<player>/<stage>-<rule>-<episode>.jsonl   one finished episode (one JSON line)
+    progress/<player>.json                            the moves of the board a player is on (until it ends)
+    participants/<player>.json                        consent, rule order and answers (see ``participants``)
+    withdrawals.json                                  the players who withdrew (never read again)
 
 An episode line has the fields ``zoo gohr conformance`` replays (``rules``, ``cgs_args``, ``episode``,
 ``initial``, ``steps``, ``final_finish``) with the board stream's seed in ``cgs_args``, plus ``player``,
-``rule``, ``stage``, ``max_moves`` (the cut of the board) and times. Each file is written atomically (a temporary file, fsync, rename), so a
-crash or restart keeps every finished episode and never leaves half of one, and
+``rule``, ``stage``, ``max_moves`` (the cut of the board), ``practice`` (a practice board, left out of
+scores) and times. Every file is written atomically (a temporary file, fsync, rename): a move counts
+once the board's progress file (or, for the move that ends a board, its transcript) is on disk, so a
+crash or a full disk keeps every counted move and never leaves half of a record, and
 ``zoo gohr conformance --rules-root STORE STORE/transcripts`` replays everything.
 """
 
@@ -84,10 +89,60 @@ class TranscriptStore:
         atomic_write_text(path, json.dumps(record, sort_keys=True) + "\n")
         return path
 
+    def progress_path(self, player: str) -> Path:
+        return self.root / "progress" / f"{player}.json"
+
+    def save_progress(self, player: str, progress: dict[str, Any]) -> None:
+        """Write the moves of the board `player` is on atomically (replacing the last write)."""
+        path = self.progress_path(player)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(progress, sort_keys=True) + "\n")
+
+    def progress(self, player: str) -> dict[str, Any] | None:
+        """The board `player` was on when last written, or None."""
+        path = self.progress_path(player)
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ZooError(f"{path}: not a readable progress file ({exc})") from None
+
+    def clear_progress(self, player: str) -> None:
+        """Forget the board in play (once its transcript is stored; a stale file is ignored anyway)."""
+        self.progress_path(player).unlink(missing_ok=True)
+
+    def remove_player(self, player: str) -> None:
+        """Delete everything of `player` the store holds (their transcripts and their board in play)."""
+        folder = self.root / "transcripts" / player
+        if folder.exists():
+            shutil.rmtree(folder)
+        self.clear_progress(player)
+
+    @property
+    def withdrawals_path(self) -> Path:
+        return self.root / "withdrawals.json"
+
+    def withdrawn(self) -> dict[str, str]:
+        """The players who withdrew (and when): their episodes are never read, even where a withdrawal
+        was interrupted before their files were deleted."""
+        if not self.withdrawals_path.is_file():
+            return {}
+        try:
+            withdrawn = json.loads(self.withdrawals_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ZooError(f"{self.withdrawals_path}: not readable ({exc})") from None
+        if not isinstance(withdrawn, dict):
+            raise ZooError(f"{self.withdrawals_path}: damaged, not a mapping of player ids")
+        return withdrawn
+
     def episodes(self, player: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every stored episode (of one player), in player, stage and episode order."""
+        """Every stored episode (of one player), in player, stage and episode order; withdrawn players left out."""
+        withdrawn = self.withdrawn()
         folders = [self.root / "transcripts" / player] if player else sorted((self.root / "transcripts").iterdir())
         for folder in folders:
+            if folder.name in withdrawn:
+                continue
             for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
                 try:
                     record = json.loads(path.read_text(encoding="utf-8"))

@@ -3,11 +3,11 @@ pieces onto buckets until the experiment ends; the transcript it leaves replays 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
+import gohr_web
 import pytest
-from gohr_web import experiment, live_server
+from gohr_web import CHROMIUM_ARGS, chromium_path, experiment, live_server
 from zoo_gohr.web.app import create_app
 from zoo_gohr.web.runs import human_runs
 from zoo_gohr.web.store import TranscriptStore
@@ -15,21 +15,9 @@ from zoo_gohr_study.errors import read_run
 
 from zoo.cli import main
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-
-
-def chromium_path() -> str:
-    """Debian's chromium; the test fails (it does not skip) where it is missing, saying how to install it."""
-    path = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-    if path is None:
-        pytest.fail("the browser test needs Chromium: run 'apt-get update && apt-get install -y chromium' "
-                    "(Debian/Ubuntu; .ci/run does this), then run the tests again")
-    return path
-
 
 def test_a_missing_chromium_fails_the_test_with_how_to_install_it(monkeypatch):
-    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(gohr_web.shutil, "which", lambda name: None)
     monkeypatch.setattr(Path, "exists", lambda self: False)
     with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y chromium"):
         chromium_path()

@@ -19,7 +19,7 @@ PLAYERS, THREADS = 40, 16
 
 
 def _player(base: str, player: str) -> dict:
-    with httpx2.Client(base_url=base, timeout=30) as client:
+    with httpx2.Client(base_url=base, timeout=30, headers={"origin": base}) as client:
         start = client.post("/start", data={"player": player, "consent": "yes"})
         assert start.status_code == 303 and start.headers["location"] == "/play"
         replies = play_everything(client, np.random.default_rng(int(player[1:])))
@@ -28,7 +28,7 @@ def _player(base: str, player: str) -> dict:
 
 
 def test_concurrent_players_lose_nothing(tmp_path):
-    with live_server(create_app(experiment(tmp_path))) as base:
+    with live_server(create_app(experiment(tmp_path, sign_ins=(PLAYERS, 60)))) as base:  # all from one address
         with ThreadPoolExecutor(THREADS) as pool:
             names = [f"p{k}" for k in range(PLAYERS)]
             results = dict(zip(names, pool.map(lambda name: _player(base, name), names)))

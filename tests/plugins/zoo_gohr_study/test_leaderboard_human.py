@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from gohr_web import experiment, play_everything
-from starlette.testclient import TestClient
+from gohr_web import experiment, play_everything, signed_in
 from zoo_gohr.web.app import create_app
 from zoo_gohr_study.leaderboard.scoring import CNM_OFFSET
 
@@ -37,9 +36,7 @@ BOARD = {
 def _play(store: Path, player: str, rules: tuple[str, ...], seed: int, pieces: int = PIECES,
           max_moves: int = 100) -> list[list[bool]]:
     """`player` plays every board of `rules` with random moves; the verdicts they saw, board by board."""
-    client = TestClient(create_app(experiment(store, rules=rules, pieces=pieces, max_moves=max_moves)))
-    reply = client.post("/start", data={"player": player, "consent": "yes"}, follow_redirects=False)
-    assert reply.status_code == 303
+    client = signed_in(create_app(experiment(store, rules=rules, pieces=pieces, max_moves=max_moves)), player)
     boards, current = [], []
     for move in play_everything(client, np.random.default_rng(seed)):
         current.append(move["accepted"])
