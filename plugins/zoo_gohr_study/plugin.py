@@ -1,5 +1,5 @@
-"""The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` and ``zoo leaderboard``
-commands, and the random legal-move player that leaderboards start from."""
+"""The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` command, the GOHR kind of
+``zoo leaderboard`` board (rules as rows), and the random legal-move player that leaderboards start from."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ from zoo.cli import (
     set_option,
     trials_option,
 )
+
+# zoo_board's hook, implemented in the module it belongs to (the registry checks only the kernel's hook names
+# of functions defined here)
+from .leaderboard.kind import register_board_kinds  # noqa: F401
 
 
 def _report(runs, out):
@@ -110,7 +114,7 @@ def _validate_board(path: Path, registry, build: bool) -> str:
             try:
                 preflight(cell.spec, registry)
             except ZooError as exc:
-                raise ZooError(f"cell {cell.agent} x {cell.rule}: {exc}") from exc
+                raise ZooError(f"cell {cell.agent} x {cell.task}: {exc}") from exc
     board = loaded.board
     return (f"{board.name}: {len(board.agents)} agents x {len(loaded.rules)} rules = "
             f"{len(loaded.cells)} cells{', built' if build else ''}")
@@ -126,7 +130,4 @@ def register_documents(register):
 
 @hookimpl
 def register_commands(cli):
-    from .leaderboard.command import leaderboard
-
     cli.command("study")(study)
-    cli.command("leaderboard")(leaderboard)

@@ -1,0 +1,70 @@
+"""Kinds of boards: what a board's rows are, how its cells are planned and scored, and which files are of it.
+
+A plugin contributes a kind through the ``register_board_kinds`` hook (``BoardKindSpecs``): the built-in
+kind of ``zoo_board.board`` (marker key ``tasks``: any env per row), and GOHR's (marker ``rules``,
+registered by zoo_gohr_study). ``zoo leaderboard`` and ``zoo validate`` pick the kind whose marker key
+the file's top level holds.
+
+The zoo's registry does not yet let a plugin add hooks of its own, so ``board_kinds`` adds this hook's
+specification to the registry's plugin manager itself and asks the plugins; it is the one place to
+change once the registry does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zoo import ZooError
+from zoo.entries import Entry
+from zoo.hookspecs import hookspec
+from zoo.registry import Registry
+
+from .cells import Recorded
+
+
+@dataclass(frozen=True)
+class BoardKindEntry(Entry):
+    """A kind of board.
+
+    ``marker``: the top-level key that makes a file a board of this kind; ``rows``: what the kind calls a
+    board's rows (its tasks); ``load(path, registry, extra_agents)`` reads and checks a board and plans
+    every cell, returning an object with ``board`` (holding ``name`` and ``agents``) and ``cells`` (a list
+    of :class:`~zoo_board.plan.CellPlan`); ``publish(loaded, states, runs_dir, out)`` scores the finished
+    cells and writes the outputs, returning their paths; ``recorded`` the kind's cells of recorded play.
+    """
+
+    marker: str = ""
+    rows: str = "task"
+    load: Callable[..., Any] | None = None
+    publish: Callable[..., list[Path]] | None = None
+    recorded: Recorded | None = None
+
+
+class BoardKindSpecs:
+    @hookspec
+    def register_board_kinds(register: Callable[[BoardKindEntry], None]) -> None:
+        """Contribute kinds of boards: ``register(BoardKindEntry(name=..., marker=..., load=..., publish=...))``."""
+
+
+def board_kinds(registry: Registry) -> dict[str, BoardKindEntry]:
+    """Every kind of board the loaded plugins register, by marker key."""
+    caller = getattr(registry.manager.hook, "register_board_kinds", None)
+    if caller is None or not caller.has_spec():
+        registry.manager.add_hookspecs(BoardKindSpecs)
+    kinds: list[BoardKindEntry] = []
+    registry.manager.hook.register_board_kinds(register=kinds.append)
+    return {kind.marker: kind for kind in kinds}
+
+
+def kind_of(data: Any, source: Path, registry: Registry) -> BoardKindEntry:
+    """The kind of the board whose top level is `data`."""
+    kinds = board_kinds(registry)
+    if isinstance(data, dict):
+        for marker, kind in kinds.items():
+            if marker in data:
+                return kind
+    keys = " or ".join(f"'{marker}' ({kind.description})" for marker, kind in sorted(kinds.items()))
+    raise ZooError(f"{source}: a board is a mapping with name, agents, budget and its rows: {keys}")
