@@ -50,6 +50,13 @@ from .plan import (
 Anchor = str | dict[str, float]
 
 
+class TaskContender(Contender):
+    """A column of a board over tasks: an agent entry, and the tasks it plays when not every one fits it."""
+
+    tasks: list[str] | None = Field(default=None, min_length=1, description="the task labels this agent plays "
+                                                                          "(default: every task of the board)")
+
+
 class Scores(Strict):
     """How cells are scored and normalized."""
 
@@ -61,6 +68,8 @@ class Scores(Strict):
     seed: int = Field(default=0, ge=0, lt=2**32, description="seed of every resampling")
     curve_points: int = Field(default=50, ge=2, le=10_000, description="points of the learning curves written out")
     profile_points: int = Field(default=101, ge=2, le=10_000, description="thresholds of the performance profiles")
+    aggregate_tasks: list[str] | None = Field(default=None, min_length=1,
+                                              description="the tasks the aggregates run over (default: every task)")
 
 
 class Board(BoardBase):
@@ -68,7 +77,12 @@ class Board(BoardBase):
 
     tasks: dict[str, dict[str, Any]] = Field(min_length=1, max_length=10_000,
                                              description="task label -> the env block of its cells")
+    agents: dict[str, TaskContender] = Field(min_length=1, max_length=1_000)
     scores: Scores = Scores()
+
+    def plays(self, agent: str, task: str) -> bool:
+        """Whether the board has a cell of `agent` on `task`."""
+        return self.agents[agent].tasks is None or task in self.agents[agent].tasks
 
 
 @dataclass
@@ -91,11 +105,11 @@ def load_board(path: Path, registry: Registry, *,
         board = Board.model_validate(data)
     except ValidationError as exc:
         raise SpecError([placed_problem(document, error, _model_at) for error in exc.errors()]) from None
-    problems = agent_problems(places, board.agents, registry) + _task_problems(document, board)
+    problems = agent_problems(places, board.agents, registry) + _task_problems(document, places, board)
     if problems:
         raise SpecError(problems)
     cells = raise_problems([_plan(document, places[label], board, label, task, registry)
-                            for label in board.agents for task in board.tasks])
+                            for label in board.agents for task in board.tasks if board.plays(label, task)])
     raise_problems([_evaluated(cell, places[cell.agent], board, document) for cell in cells])
     return LoadedBoard(board, Path(path), list(board.tasks), cells)
 
@@ -106,16 +120,24 @@ def _model_at(loc: Loc) -> type[BaseModel] | None:
     if loc == ("scores",):
         return Scores
     if len(loc) == 2 and loc[0] == "agents":
-        return Contender
+        return TaskContender
     return None
 
 
-def _task_problems(document: LocatedDocument, board: Board) -> list[Problem]:
-    """Task labels that are no names, env blocks without a type, and normalizations that name nothing."""
+def _task_problems(document: LocatedDocument, places, board: Board) -> list[Problem]:
+    """Task labels that are no names, env blocks without a type, and task names and normalizations that name
+    nothing."""
     problems = [document.problem(("tasks", task), "a task label is 1 to 60 letters, digits, '.', '_' or '-'")
                 for task in board.tasks if not re.fullmatch(NAME, task)]
     problems += [document.problem(("tasks", task), "a task is an env block with a type, e.g. {type: gym, id: CartPole-v1}")
                  for task, env in board.tasks.items() if not isinstance(env.get("type"), str)]
+    for label, contender in board.agents.items():
+        entry, prefix = places[label]
+        problems += [entry.problem(prefix + ("tasks", k), f"no task '{task}' on the board; tasks: {', '.join(board.tasks)}")
+                     for k, task in enumerate(contender.tasks or []) if task not in board.tasks]
+    problems += [document.problem(("scores", "aggregate_tasks", k), f"no task '{task}' on the board; tasks: "
+                                                                    f"{', '.join(board.tasks)}")
+                 for k, task in enumerate(board.scores.aggregate_tasks or []) if task not in board.tasks]
     for anchor in ("random", "reference"):
         value = getattr(board.scores, anchor)
         if isinstance(value, str) and value not in board.agents:

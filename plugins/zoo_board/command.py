@@ -9,15 +9,15 @@ import typer
 from zoo.errors import RunFailed, ZooError
 
 
-def extra_agents(values: list[str]) -> dict:
+def extra_agents(values: list[str], contender) -> dict:
     """``LABEL=FILE`` options: each file holds an agent block and, optionally, meta_controller, budget,
-    trials and backend (the keys of a board's agent entry)."""
+    trials and backend (the keys of a board's agent entry, the model `contender`)."""
     from pydantic import ValidationError
 
     from zoo.errors import Problem, SpecError
     from zoo.yamlio import load_file
 
-    from .plan import Contender, placed_problem
+    from .plan import placed_problem
 
     extra = {}
     for value in values:
@@ -28,9 +28,9 @@ def extra_agents(values: list[str]) -> dict:
         if not isinstance(document.data, dict):
             raise SpecError([Problem("an agent entry is a mapping with an 'agent' block", path)])
         try:
-            Contender.model_validate(document.data)
+            contender.model_validate(document.data)
         except ValidationError as exc:
-            raise SpecError([placed_problem(document, e, lambda loc: Contender if loc == () else None)
+            raise SpecError([placed_problem(document, e, lambda loc: contender if loc == () else None)
                              for e in exc.errors()]) from None
         extra[label] = document
     return extra
@@ -56,7 +56,7 @@ def leaderboard(
     registry = get_registry()
     root = runs_dir or default_runs_dir()
     kind = kind_of(load_file(board).data, board, registry)
-    loaded = kind.load(board, registry, extra_agents=extra_agents(agents))
+    loaded = kind.load(board, registry, extra_agents=extra_agents(agents, kind.contender))
     states = [cell_state(plan, root, kind.recorded) for plan in loaded.cells]
     if dry_run:
         _list(states, kind.rows)

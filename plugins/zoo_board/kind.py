@@ -6,7 +6,7 @@ from pathlib import Path
 
 from zoo import ZooError, hookimpl
 
-from .board import load_board
+from .board import TaskContender, load_board
 from .kinds import BoardKindEntry
 from .plan import publish_specs
 
@@ -42,5 +42,5 @@ def publish(loaded, states, runs_dir: Path, out: Path) -> list[Path]:
 
 @hookimpl
 def register_board_kinds(register):
-    register(BoardKindEntry(name="tasks", marker="tasks", rows="task", load=load_board, publish=publish,
+    register(BoardKindEntry(name="tasks", marker="tasks", rows="task", load=load_board, publish=publish, contender=TaskContender,
                             description="any env block per row, scored by final returns with rliable's aggregates"))

@@ -23,6 +23,7 @@ from zoo.hookspecs import hookspec
 from zoo.registry import Registry
 
 from .cells import Recorded
+from .plan import Contender
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,8 @@ class BoardKindEntry(Entry):
     board's rows (its tasks); ``load(path, registry, extra_agents)`` reads and checks a board and plans
     every cell, returning an object with ``board`` (holding ``name`` and ``agents``) and ``cells`` (a list
     of :class:`~zoo_board.plan.CellPlan`); ``publish(loaded, states, runs_dir, out)`` scores the finished
-    cells and writes the outputs, returning their paths; ``recorded`` the kind's cells of recorded play.
+    cells and writes the outputs, returning their paths; ``recorded`` the kind's cells of recorded play;
+    ``contender`` the model of the kind's agent entries (for ``--agent LABEL=FILE`` files).
     """
 
     marker: str = ""
@@ -41,6 +43,7 @@ class BoardKindEntry(Entry):
     load: Callable[..., Any] | None = None
     publish: Callable[..., list[Path]] | None = None
     recorded: Recorded | None = None
+    contender: type[Contender] = Contender
 
 
 class BoardKindSpecs:

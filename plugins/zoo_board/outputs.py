@@ -155,7 +155,8 @@ def markdown(results: dict) -> str:
                                                       f"({_interval([table[(x, y)]['low'], table[(x, y)]['high']], 2)})"
                                                       for y in names) + " |")
             lines.append("")
-    lines += ["Mean final evaluation return per cell (95% bootstrap interval over trials; normalized in brackets):", "",
+    lines += ["Mean final evaluation return per cell (95% bootstrap interval over trials; normalized in brackets; "
+              "-: the agent does not play the task):", "",
               "| task | random | reference | " + " | ".join(results["agents"]) + " |",
               "|---" * (len(results["agents"]) + 3) + "|"]
     cells = {(c["agent"], c["task"]): c for c in results["cells"]}
@@ -163,8 +164,10 @@ def markdown(results: dict) -> str:
         norm = results["normalization"][task]
         entries = []
         for agent in results["agents"]:
-            c = cells[(agent, task)]
-            if c["state"] != "scored":
+            c = cells.get((agent, task))
+            if c is None:
+                entries.append("-")
+            elif c["state"] != "scored":
                 entries.append(f"[{c['state']}]({c['spec']})")
                 continue
             normalized = "" if c["normalized"] is None else f" [{c['normalized']:.2f}]"
@@ -234,7 +237,10 @@ def html(results: dict, out: Path) -> str:
         norm = results["normalization"][task]
         entries = []
         for agent in results["agents"]:
-            c = cells[(agent, task)]
+            c = cells.get((agent, task))
+            if c is None:
+                entries.append("<td title='the agent does not play this task'>-</td>")
+                continue
             link = escape(c["spec"])
             if c["state"] != "scored":
                 entries.append(f"<td class=unscored title='{escape(c.get('error') or '')}'><a href='{link}'>"

@@ -69,7 +69,9 @@ def normalization(board, cells: dict[tuple[str, str], Cell]) -> dict[str, dict]:
                 cell = cells.get((source, task))
                 entry[anchor], entry[f"{anchor}_from"] = (None if cell is None else float(cell.returns.mean())), source
                 if cell is None:
-                    entry["problem"] = entry["problem"] or f"the {anchor} agent {source}'s cell is not scored"
+                    entry["problem"] = entry["problem"] or (f"the {anchor} agent {source}'s cell is not scored"
+                                                            if board.plays(source, task) else
+                                                            f"the {anchor} agent {source} does not play it")
             else:
                 entry[anchor], entry[f"{anchor}_from"] = float(source[task]), "board"
         if entry["problem"] is None and entry["random"] == entry["reference"]:
@@ -105,13 +107,18 @@ def _last_step(cells: dict[tuple[str, str], Cell]) -> float:
 def across_tasks(loaded, cells: dict[tuple[str, str], Cell], norms: dict[str, dict]) -> dict:
     """rliable's aggregates over the tasks that can be normalized and the agents scored on all of them."""
     board, scores = loaded.board, loaded.board.scores
-    warnings = [f"task {task} is left out of the aggregates: {n['problem']}" for task, n in norms.items() if n["problem"]]
-    tasks = [task for task in loaded.tasks if norms[task]["problem"] is None]
+    warnings = [f"task {task} is left out of the aggregates: {n['problem']}" for task, n in norms.items()
+                if n["problem"] and task in (scores.aggregate_tasks or loaded.tasks)]
+    chosen = scores.aggregate_tasks or loaded.tasks
+    tasks = [task for task in chosen if norms[task]["problem"] is None]
     agents, matrices = [], {}
     for agent in board.agents:
-        missing = [task for task in tasks if (agent, task) not in cells]
-        if missing:
-            warnings.append(f"agent {agent} is left out of the aggregates: no scored cell on {', '.join(missing)}")
+        unplayed = [task for task in tasks if not board.plays(agent, task)]
+        missing = [task for task in tasks if board.plays(agent, task) and (agent, task) not in cells]
+        if unplayed or missing:
+            why = "; ".join(filter(None, [unplayed and f"it does not play {', '.join(unplayed)}",
+                                          missing and f"no scored cell on {', '.join(missing)}"]))
+            warnings.append(f"agent {agent} is left out of the aggregates: {why}")
             continue
         runs = min(len(cells[(agent, task)].returns) for task in tasks) if tasks else 0
         if tasks and any(len(cells[(agent, task)].returns) > runs for task in tasks):

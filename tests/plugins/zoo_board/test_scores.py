@@ -125,3 +125,29 @@ def test_too_few_trials_and_unnormalized_tasks_are_warned_of(tmp_path):
     cells = {(c["agent"], c["task"]): c for c in results["cells"]}
     assert cells[("mid", "cartpole")]["mean_ci95"] is None
     assert cells[("mid", "cartpole")]["normalized"] == pytest.approx((57.5 - 10.0) / 90.0)
+
+
+def _results(tmp_path, board: dict) -> dict:
+    tmp_path.mkdir()
+    path = tmp_path / "board.yaml"
+    path.write_text(yaml.safe_dump(board, sort_keys=False))
+    loaded = load_board(path, get_registry())
+    states, cells = [], {}
+    for plan in loaded.cells:
+        folder = tmp_path / "runs" / plan.run_name
+        _run_folder(folder, RETURNS[(plan.agent, plan.task)], [[(10, 1.0)]] * 2)
+        states.append(CellState(plan, folder, "cached", "finished"))
+        cells[(plan.agent, plan.task)] = read_cell(RunFolder(folder), plan.agent, plan.task)
+    return build(loaded, states, cells, tmp_path / "out")
+
+
+def test_an_agent_that_plays_some_tasks_has_cells_only_there_and_aggregates_over_the_tasks_chosen(tmp_path):
+    agents = {**BOARD["agents"], "mid": {**BOARD["agents"]["mid"], "tasks": ["cartpole"]}}
+    results = _results(tmp_path / "all", {**BOARD, "agents": agents, "scores": {**BOARD["scores"], "bootstraps": 20}})
+    assert [(c["agent"], c["task"]) for c in results["cells"] if c["agent"] == "mid"] == [("mid", "cartpole")]
+    assert "agent mid is left out of the aggregates: it does not play acrobot" in results["warnings"]
+    assert results["aggregates"]["agents"] == ["random", "ref"]
+    chosen = _results(tmp_path / "chosen", {**BOARD, "agents": agents, "scores": {
+        **BOARD["scores"], "bootstraps": 20, "aggregate_tasks": ["cartpole"]}})
+    assert chosen["aggregates"]["tasks"] == ["cartpole"] and chosen["aggregates"]["agents"] == ["random", "ref", "mid"]
+    assert chosen["aggregates"]["aggregates"]["mid"]["mean"]["value"] == pytest.approx(0.5) and not chosen["warnings"]
