@@ -46,8 +46,9 @@ from .plan import (
     with_extra_agents,
 )
 
-#: a task's normalization point: the label of an agent of the board, or a number for every task
-Anchor = str | dict[str, float]
+#: a normalization point: the label of an agent of the board (its cell's mean on each task), or per task a
+#: number or an agent label
+Anchor = str | dict[str, float | str]
 
 
 class TaskContender(Contender):
@@ -61,9 +62,9 @@ class Scores(Strict):
     """How cells are scored and normalized."""
 
     random: Anchor | None = Field(default=None, description="each task's score of random play: an agent label "
-                                                              "(its cells' mean) or a number per task")
+                                                              "(its cells' mean), or per task a number or an agent label")
     reference: Anchor | None = Field(default=None, description="each task's reference score (normalized to 1): an "
-                                                                 "agent label or a number per task")
+                                                                 "agent label, or per task a number or an agent label")
     bootstraps: int = Field(default=2000, ge=1, le=100_000, description="resamples of every interval")
     seed: int = Field(default=0, ge=0, lt=2**32, description="seed of every resampling")
     curve_points: int = Field(default=50, ge=2, le=10_000, description="points of the learning curves written out")
@@ -140,9 +141,14 @@ def _task_problems(document: LocatedDocument, places, board: Board) -> list[Prob
                  for k, task in enumerate(board.scores.aggregate_tasks or []) if task not in board.tasks]
     for anchor in ("random", "reference"):
         value = getattr(board.scores, anchor)
-        if isinstance(value, str) and value not in board.agents:
-            problems.append(document.problem(("scores", anchor), f"'{value}' is no agent of the board; agents: "
-                                                                 f"{', '.join(board.agents)}"))
+        labels = {(): value} if isinstance(value, str) else \
+            {(task,): v for task, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
+        for where, label in labels.items():
+            if label not in board.agents:
+                problems.append(document.problem(("scores", anchor, *where), f"'{label}' is no agent of the board; "
+                                                                             f"agents: {', '.join(board.agents)}"))
+            elif where and not board.plays(label, where[0]):
+                problems.append(document.problem(("scores", anchor, *where), f"agent '{label}' does not play {where[0]}"))
         if isinstance(value, dict):
             missing = [task for task in board.tasks if task not in value]
             extra = [task for task in value if task not in board.tasks]

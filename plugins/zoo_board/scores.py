@@ -5,7 +5,8 @@
   curve (training episode returns by step, ``readout.learning_curve``) as the mean over trials with a
   bootstrap band.
 * Per task, a normalization (``aggregates.normalized``): 0 is the task's random play, 1 its reference.
-  Each is an agent of the board (the mean final return of its cell on the task) or a number per task.
+  Each is an agent of the board (the mean final return of its cell on the task) or a number given by the
+  board.
 * Across tasks, with rliable (``aggregates``): IQM, median, mean and optimality gap of the normalized
   final returns with stratified bootstrap intervals, the probability of improvement of every ordered
   pair of agents, and performance profiles. Only tasks with a normalization and agents with a scored
@@ -62,6 +63,8 @@ def normalization(board, cells: dict[tuple[str, str], Cell]) -> dict[str, dict]:
         entry: dict = {"problem": None}
         for anchor in ("random", "reference"):
             source = getattr(board.scores, anchor)
+            if isinstance(source, dict):
+                source = source[task]
             if source is None:
                 entry[anchor], entry[f"{anchor}_from"] = None, None
                 entry["problem"] = entry["problem"] or f"the board names no {anchor} score (scores.{anchor})"
@@ -73,7 +76,7 @@ def normalization(board, cells: dict[tuple[str, str], Cell]) -> dict[str, dict]:
                                                             if board.plays(source, task) else
                                                             f"the {anchor} agent {source} does not play it")
             else:
-                entry[anchor], entry[f"{anchor}_from"] = float(source[task]), "board"
+                entry[anchor], entry[f"{anchor}_from"] = float(source), "board"
         if entry["problem"] is None and entry["random"] == entry["reference"]:
             entry["problem"] = f"the reference score equals random play's ({entry['random']:g})"
         result[task] = entry

@@ -104,7 +104,7 @@ def test_the_aggregates_are_rliables_over_the_normalized_returns(results):
 
 
 def test_too_few_trials_and_unnormalized_tasks_are_warned_of(tmp_path):
-    board = {**BOARD, "trials": 1, "scores": {"random": "random", "reference": {"cartpole": 100.0, "acrobot": -500.0},
+    board = {**BOARD, "trials": 1, "scores": {"random": "random", "reference": {"cartpole": 100.0, "acrobot": "random"},
                                                 "bootstraps": 200}}
     path = tmp_path / "board.yaml"
     path.write_text(yaml.safe_dump(board, sort_keys=False))
