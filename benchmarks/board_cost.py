@@ -1,7 +1,7 @@
 """The cost of a board over tasks: projected CPU hours per agent, the step budget that fits a time, and scoring time.
 
-Each agent of the board trains one short cell (the board's first task unless --task says otherwise,
---steps steps, one trial) through the same code as ``zoo leaderboard``, in this process with one torch
+Each agent of the board trains one short cell (--task, or the first task the agent plays, --steps
+steps, one trial) through the same code as ``zoo leaderboard``, in this process with one torch
 thread. Its CPU seconds per step, times the board's steps per trial, trials and the tasks it plays,
 give the agent's CPU hours on the whole board; the sum over agents, divided among --cores idle cores,
 the board's wall time (every trial is a job of its own; evaluation episodes are not counted). The
@@ -47,12 +47,14 @@ def training_cost(args, loaded, board: dict, registry) -> None:
     from zoo_board.board import load_board
     from zoo_board.cells import cell_state, run_cell
 
-    task = args.task or loaded.tasks[0]
-    print(f"short cells: {task}, {args.steps} steps, one trial\n")
-    print(f"{'agent':12s} {'CPU-s':>7s} {'us/step':>8s} {'cells':>5s} {'board steps':>13s} {'board CPU-h':>11s}")
+    print(f"short cells: {args.steps} steps, one trial\n")
+    print(f"{'agent':12s} {'task':14s} {'CPU-s':>7s} {'us/step':>8s} {'cells':>5s} {'board steps':>13s} "
+          f"{'board CPU-h':>11s}")
     total, rates = 0.0, {}
     for label in args.agents or list(loaded.board.agents):
         plans = [c for c in loaded.cells if c.agent == label]
+        played = [p.task for p in plans]
+        task = args.task if args.task in played else played[0]
         with tempfile.TemporaryDirectory(prefix="zoo-board-cost-") as scratch:
             path = Path(scratch) / "board.yaml"
             path.write_text(yaml.safe_dump(short_board(board, label, task, args.steps)))
@@ -66,8 +68,8 @@ def training_cost(args, loaded, board: dict, registry) -> None:
         steps = sum(p.spec.budget.steps * p.spec.trials for p in plans)
         hours = cpu / args.steps * steps / 3600
         total += hours
-        print(f"{label:12s} {cpu:7.1f} {cpu / args.steps * 1e6:8.0f} {len(plans):5d} {steps:13,d} {hours:11.2f}",
-              flush=True)
+        print(f"{label:12s} {task:14s} {cpu:7.1f} {cpu / args.steps * 1e6:8.0f} {len(plans):5d} {steps:13,d} "
+              f"{hours:11.2f}", flush=True)
     print(f"\nboard CPU time {total:.1f} h; on {args.cores} idle cores about {total / args.cores:.1f} h")
     per_step = sum(rate * trials for rate, trials in rates.values())  # CPU-s per step of every trial of every cell
     print(f"steps per trial for the whole board in {args.hours:g} h on {args.cores} cores: "
@@ -113,7 +115,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("board", type=Path)
     parser.add_argument("--steps", type=int, default=3000, help="steps of each agent's short cell")
-    parser.add_argument("--task", help="the task of the short cells (default: the board's first)")
+    parser.add_argument("--task", help="the task of the short cells (default: each agent's first)")
     parser.add_argument("--agents", nargs="*", help="only these agents (default: all)")
     parser.add_argument("--hours", type=float, default=3.0, help="the wall time the board should fit")
     parser.add_argument("--cores", type=int, default=2, help="idle cores the board runs on")

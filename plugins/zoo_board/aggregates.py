@@ -113,16 +113,28 @@ def aggregate_estimates(scores: dict[str, np.ndarray], *, reps: int = 2000, seed
     }
 
 
+def probability_of_improvement(x: np.ndarray, y: np.ndarray) -> float:
+    """P(X > Y): per task, the share of run pairs (one run of X, one of Y) where X scores higher, ties counting
+    1/2, averaged over tasks.
+
+    This is rliable's ``metrics.probability_of_improvement`` (which takes each task's Mann-Whitney U statistic
+    from scipy, U / (runs of X x runs of Y)) counted over all run pairs at once: a board's every pair of
+    agents times thousands of bootstrap resamples calls it millions of times, and scipy's per-call cost made
+    scoring a board of nine agents take minutes. tests/plugins/zoo_board/test_aggregates.py checks the two agree.
+    """
+    greater = (x[:, None, :] > y[None, :, :]).mean(axis=(0, 1))
+    ties = (x[:, None, :] == y[None, :, :]).mean(axis=(0, 1))
+    return float(np.mean(greater + ties / 2))
+
+
 def improvement_probabilities(scores: dict[str, np.ndarray], *, reps: int = 2000, seed: int = 0,
                               size: float = 0.95) -> dict[tuple[str, str], Estimate]:
     """P(X > Y) for every ordered pair of agents (X, Y), with a bootstrap interval."""
-    from rliable import metrics
-
     _check(scores)
     pairs = {f"{x}\t{y}": [scores[x], scores[y]] for x, y in permutations(scores, 2)}
     if not pairs:
         return {}
-    points, intervals = _intervals(pairs, metrics.probability_of_improvement, reps, seed, size)
+    points, intervals = _intervals(pairs, probability_of_improvement, reps, seed, size)
     return {tuple(key.split("\t")): Estimate(float(points[key]), *map(float, np.ravel(intervals[key])))
             for key in pairs}
 

@@ -7,6 +7,7 @@ from zoo_board.aggregates import (
     improvement_probabilities,
     normalized,
     performance_profiles,
+    probability_of_improvement,
     too_few_runs,
 )
 
@@ -63,6 +64,17 @@ def test_probability_of_improvement_counts_run_pairs_per_task():
     assert probabilities[("a", "b")].value == pytest.approx(expected)
     assert probabilities[("b", "a")].value == pytest.approx(1 - expected)
     assert set(probabilities) == {("a", "b"), ("b", "a")}
+
+
+def test_probability_of_improvement_is_rliables():
+    from rliable import metrics
+
+    rng = np.random.default_rng(5)
+    for runs_x, runs_y, tasks in ((5, 5, 4), (3, 7, 2), (1, 4, 3)):
+        x = rng.integers(0, 4, (runs_x, tasks)).astype(float)  # few values: many ties
+        y = rng.integers(0, 4, (runs_y, tasks)).astype(float)
+        assert probability_of_improvement(x, y) == pytest.approx(metrics.probability_of_improvement(x, y))
+    assert probability_of_improvement(SCORES["a"], SCORES["a"]) == 0.5
 
 
 def test_equal_agents_have_an_even_chance():

@@ -118,3 +118,28 @@ def test_a_file_of_no_kind_of_board_is_refused_with_the_kinds(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "a board is a mapping with name, agents, budget and its rows: 'rules' (GOHR rules" in err
     assert "or 'tasks' (any env block per row" in err
+
+
+def _docs_board() -> dict:
+    """The worked board of docs/leaderboard.md ("Boards over any world"), as the page writes it."""
+    page = (Path(__file__).parents[3] / "docs" / "leaderboard.md").read_text()
+    block = page.split("<!-- file: toy-text.yaml -->\n```yaml\n", 1)[1].split("```", 1)[0]
+    return yaml.safe_load(block)
+
+
+@pytest.mark.slow
+def test_the_docs_board_runs_with_a_third_partys_agent(zoo_cli, tmp_path):
+    board = _docs_board()
+    assert list(board["tasks"]) == ["frozenlake", "taxi"]
+    board |= {"budget": {"steps": 600, "eval_episodes": 3}, "trials": 2}  # the page's board, on a smaller budget
+    board["agents"]["ppo"]["agent"] |= {"n_steps": 64, "batch_size": 32}
+    path = _write(tmp_path, board, "toy-text.yaml")
+    (tmp_path / "tabular-q.yaml").write_text("agent: {type: tabular-q, epsilon: 0.1}\n")
+    result = zoo_cli.run("leaderboard", path, "--runs-dir", tmp_path / "runs", "--no-progress",
+                         "--agent", f"tabular-q={tmp_path / 'tabular-q.yaml'}", timeout=600)
+    assert result.returncode == 0, result.stderr
+    results = json.loads((tmp_path / "runs" / "leaderboards" / "toy-text" / "leaderboard.json").read_text())
+    assert {(c["agent"], c["state"]) for c in results["cells"]} == {
+        ("random", "scored"), ("ppo", "scored"), ("tabular-q", "scored")}
+    assert results["normalization"]["taxi"]["reference"] == 8.0
+    assert set(results["aggregates"]["aggregates"]) == {"random", "ppo", "tabular-q"}
