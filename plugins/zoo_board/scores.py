@@ -110,9 +110,9 @@ def _last_step(cells: dict[tuple[str, str], Cell]) -> float:
 def across_tasks(loaded, cells: dict[tuple[str, str], Cell], norms: dict[str, dict]) -> dict:
     """rliable's aggregates over the tasks that can be normalized and the agents scored on all of them."""
     board, scores = loaded.board, loaded.board.scores
-    warnings = [f"task {task} is left out of the aggregates: {n['problem']}" for task, n in norms.items()
-                if n["problem"] and task in (scores.aggregate_tasks or loaded.tasks)]
     chosen = scores.aggregate_tasks or loaded.tasks
+    notes = [f"task {task} is left out of the aggregates: {norms[task]['problem']}" for task in chosen
+             if norms[task]["problem"]]
     tasks = [task for task in chosen if norms[task]["problem"] is None]
     agents, matrices = [], {}
     for agent in board.agents:
@@ -121,18 +121,17 @@ def across_tasks(loaded, cells: dict[tuple[str, str], Cell], norms: dict[str, di
         if unplayed or missing:
             why = "; ".join(filter(None, [unplayed and f"it does not play {', '.join(unplayed)}",
                                           missing and f"no scored cell on {', '.join(missing)}"]))
-            warnings.append(f"agent {agent} is left out of the aggregates: {why}")
+            notes.append(f"agent {agent} is left out of the aggregates: {why}")
             continue
         runs = min(len(cells[(agent, task)].returns) for task in tasks) if tasks else 0
         if tasks and any(len(cells[(agent, task)].returns) > runs for task in tasks):
-            warnings.append(f"agent {agent}: the aggregates use the first {runs} trials of each task (its fewest)")
+            notes.append(f"agent {agent}: the aggregates use the first {runs} trials of each task (its fewest)")
         agents.append(agent)
         matrices[agent] = np.stack([normalized(cells[(agent, t)].returns[:runs], norms[t]["random"],
                                                norms[t]["reference"]) for t in tasks], axis=1) if tasks else None
     if not tasks or not agents:
-        return {"tasks": tasks, "agents": agents, "aggregates": {}, "improvement": [], "profiles": {},
-                "warnings": warnings}
-    warnings += [f"agent {agent} has {matrices[agent].shape[0]} trial per task: its aggregate intervals are a point, "
+        return {"tasks": tasks, "agents": agents, "aggregates": {}, "improvement": [], "profiles": {}, "warnings": notes}
+    notes += [f"agent {agent} has {matrices[agent].shape[0]} trial per task: its aggregate intervals are a point, "
                  "not certainty" for agent in too_few_runs(matrices)]
     reps, seed = scores.bootstraps, scores.seed
     estimates = aggregate_estimates(matrices, reps=reps, seed=seed)
@@ -142,7 +141,7 @@ def across_tasks(loaded, cells: dict[tuple[str, str], Cell], norms: dict[str, di
         "tasks": tasks, "agents": agents,
         "aggregates": {agent: {name: e.as_dict() for name, e in by_name.items()} for agent, by_name in estimates.items()},
         "improvement": [{"x": x, "y": y, **e.as_dict()} for (x, y), e in improvement.items()],
-        "profiles": profiles, "warnings": warnings,
+        "profiles": profiles, "warnings": notes,
     }
 
 
@@ -153,15 +152,15 @@ def build(loaded, states: list[CellState], cells: dict[tuple[str, str], Cell], o
     steps = np.unique(np.linspace(0, _last_step(cells), scores.curve_points).round())
     rows = [_cell_row(s, cells.get((s.plan.agent, s.plan.task)), norms[s.plan.task], steps, scores, out)
             for s in states]
-    warnings = [f"{r['agent']} on {r['task']}: {r['trials']} trial, too few for an interval" for r in rows
-                if r["state"] == "scored" and r["trials"] < MIN_RUNS_FOR_INTERVAL]
+    notes = [f"{r['agent']} on {r['task']}: {r['trials']} trial, too few for an interval" for r in rows
+             if r["state"] == "scored" and r["trials"] < MIN_RUNS_FOR_INTERVAL]
     aggregate = across_tasks(loaded, cells, norms)
     return finite({
         "board": board.name, "description": board.description, "zoo_version": __version__,
         "agents": list(board.agents), "tasks": loaded.tasks, "budget": board.budget, "trials": board.trials,
         "normalization": norms, "cells": rows,
         "aggregates": {key: aggregate[key] for key in ("tasks", "agents", "aggregates", "improvement", "profiles")},
-        "warnings": warnings + aggregate["warnings"],
+        "warnings": notes + aggregate["warnings"],
     })
 
 
