@@ -165,10 +165,8 @@ def markdown(results: dict) -> str:
         entries = []
         for agent in results["agents"]:
             c = cells.get((agent, task))
-            if c is None:
-                entries.append("-")
-            elif c["state"] != "scored":
-                entries.append(f"[{c['state']}]({c['spec']})")
+            if c is None or c["state"] != "scored":
+                entries.append("-" if c is None else f"[{c['state']}]({c['spec']})")
                 continue
             normalized = "" if c["normalized"] is None else f" [{c['normalized']:.2f}]"
             entries.append(f"[{_number(c['mean'])}]({c['spec']}) ({_interval(c['mean_ci95'])}){normalized}")

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from zoo_board.board import load_board
 from zoo_board.cells import CellState
+from zoo_board.outputs import html, markdown
 from zoo_board.readout import learning_curve, read_cell
 from zoo_board.scores import build, mean_band
 
@@ -147,6 +148,8 @@ def test_an_agent_that_plays_some_tasks_has_cells_only_there_and_aggregates_over
     assert [(c["agent"], c["task"]) for c in results["cells"] if c["agent"] == "mid"] == [("mid", "cartpole")]
     assert "agent mid is left out of the aggregates: it does not play acrobot" in results["warnings"]
     assert results["aggregates"]["agents"] == ["random", "ref"]
+    assert "| acrobot | -500 | -100 | [-500](specs/" in markdown(results) and " | - |" in markdown(results)
+    assert "<td title='the agent does not play this task'>-</td>" in html(results, tmp_path)
     chosen = _results(tmp_path / "chosen", {**BOARD, "agents": agents, "scores": {
         **BOARD["scores"], "bootstraps": 20, "aggregate_tasks": ["cartpole"]}})
     assert chosen["aggregates"]["tasks"] == ["cartpole"] and chosen["aggregates"]["agents"] == ["random", "ref", "mid"]
