@@ -61,9 +61,8 @@ def write_csv(results: dict, out: Path) -> list[Path]:
                       row.get("normalized"), row["spec"]])
     aggregates = [["agent", "aggregate", "value", "ci95_low", "ci95_high", "runs_per_task"]]
     for agent, by_name in results["aggregates"]["aggregates"].items():
-        runs = min(c["trials"] for c in results["cells"] if c["agent"] == agent and c["state"] == "scored")
         for name, e in by_name.items():
-            aggregates.append([agent, name, e["value"], e["low"], e["high"], runs])
+            aggregates.append([agent, name, e["value"], e["low"], e["high"], results["aggregates"]["runs"][agent]])
     improvement = [["x", "y", "p_x_better", "ci95_low", "ci95_high"]]
     improvement += [[p["x"], p["y"], p["value"], p["low"], p["high"]] for p in results["aggregates"]["improvement"]]
     written = []

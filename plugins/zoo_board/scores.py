@@ -130,7 +130,8 @@ def across_tasks(loaded, cells: dict[tuple[str, str], Cell], norms: dict[str, di
         matrices[agent] = np.stack([normalized(cells[(agent, t)].returns[:runs], norms[t]["random"],
                                                norms[t]["reference"]) for t in tasks], axis=1) if tasks else None
     if not tasks or not agents:
-        return {"tasks": tasks, "agents": agents, "aggregates": {}, "improvement": [], "profiles": {}, "warnings": notes}
+        return {"tasks": tasks, "agents": agents, "runs": {}, "aggregates": {}, "improvement": [], "profiles": {},
+                "warnings": notes}
     notes += [f"agent {agent} has {matrices[agent].shape[0]} trial per task: its aggregate intervals are a point, "
                  "not certainty" for agent in too_few_runs(matrices)]
     reps, seed = scores.bootstraps, scores.seed
@@ -138,7 +139,7 @@ def across_tasks(loaded, cells: dict[tuple[str, str], Cell], norms: dict[str, di
     improvement = improvement_probabilities(matrices, reps=reps, seed=seed)
     profiles = performance_profiles(matrices, profile_taus(matrices, scores.profile_points), reps=reps, seed=seed)
     return {
-        "tasks": tasks, "agents": agents,
+        "tasks": tasks, "agents": agents, "runs": {agent: int(matrix.shape[0]) for agent, matrix in matrices.items()},
         "aggregates": {agent: {name: e.as_dict() for name, e in by_name.items()} for agent, by_name in estimates.items()},
         "improvement": [{"x": x, "y": y, **e.as_dict()} for (x, y), e in improvement.items()],
         "profiles": profiles, "warnings": notes,
@@ -159,7 +160,8 @@ def build(loaded, states: list[CellState], cells: dict[tuple[str, str], Cell], o
         "board": board.name, "description": board.description, "zoo_version": __version__,
         "agents": list(board.agents), "tasks": loaded.tasks, "budget": board.budget, "trials": board.trials,
         "normalization": norms, "cells": rows,
-        "aggregates": {key: aggregate[key] for key in ("tasks", "agents", "aggregates", "improvement", "profiles")},
+        "aggregates": {key: aggregate[key] for key in ("tasks", "agents", "runs", "aggregates", "improvement",
+                                                        "profiles")},
         "warnings": notes + aggregate["warnings"],
     })
 

@@ -91,6 +91,7 @@ def test_normalization_comes_from_the_random_and_reference_agents_cells(results)
 def test_the_aggregates_are_rliables_over_the_normalized_returns(results):
     agg = results["aggregates"]
     assert agg["tasks"] == ["cartpole", "acrobot"] and agg["agents"] == ["random", "ref", "mid"]
+    assert agg["runs"] == {"random": 2, "ref": 2, "mid": 2}
     # mid's normalized runs: cartpole (0.5, 0.5), acrobot (0.25, 0.75); pooled and sorted 0.25 0.5 0.5 0.75
     mid = agg["aggregates"]["mid"]
     assert mid["iqm"]["value"] == pytest.approx(0.5) and mid["mean"]["value"] == pytest.approx(0.5)
