@@ -143,3 +143,37 @@ def test_the_docs_board_runs_with_a_third_partys_agent(zoo_cli, tmp_path):
         ("random", "scored"), ("ppo", "scored"), ("tabular-q", "scored")}
     assert results["normalization"]["taxi"]["reference"] == 8.0
     assert set(results["aggregates"]["aggregates"]) == {"random", "ppo", "tabular-q"}
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_board_and_the_next_call_ends_it_as_an_uninterrupted_one(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    board = BOARD | {"budget": {"steps": 30000, "checkpoint_every": 1000, "eval_episodes": 5}, "trials": 1,
+                     "agents": {"random": {"agent": {"type": "random"}}},
+                     "scores": {"random": "random", "reference": {"cartpole": 475, "pendulum": -150}, "bootstraps": 50}}
+    path = _write(tmp_path, board)
+    command = [str(Path(sys.executable).parent / "zoo"), "leaderboard", str(path), "--no-progress"]
+    process = subprocess.Popen([*command, "--runs-dir", str(tmp_path / "runs")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    first = load_board(path, get_registry()).cells[0]
+    checkpoints = tmp_path / "runs" / first.run_name / "trials" / "000" / "checkpoints"
+    deadline = time.monotonic() + 120
+    while not any(checkpoints.glob("*-*")) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert not (tmp_path / "runs" / "leaderboards").exists()  # nothing is published from a stopped board
+    again = subprocess.run([*command, "--runs-dir", str(tmp_path / "runs")], capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "random on cartpole (resuming)" in again.stderr and "random on pendulum (new)" in again.stderr
+    whole = subprocess.run([*command, "--runs-dir", str(tmp_path / "whole")], capture_output=True, text=True,
+                           timeout=300)
+    assert whole.returncode == 0, whole.stderr
+    resumed = (tmp_path / "runs" / "leaderboards" / "tiny-tasks" / "leaderboard.json").read_text()
+    assert resumed == (tmp_path / "whole" / "leaderboards" / "tiny-tasks" / "leaderboard.json").read_text()
