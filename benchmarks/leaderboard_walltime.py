@@ -62,8 +62,8 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
+    from zoo_board.cells import cell_state, run_cell
     from zoo_gohr_study.leaderboard.board import load_board
-    from zoo_gohr_study.leaderboard.cells import cell_state, run_cell
 
     from zoo.registry import get_registry
 

@@ -1,4 +1,12 @@
-"""Per-episode errors of GOHR runs, cumulative error curves, TCE and the authors' convergence test."""
+"""Per-episode errors of GOHR runs, cumulative error curves, TCE and the authors' convergence test.
+
+TCE (terminal cumulated error) has one definition, used by ``zoo report`` (``read_run``) and by GOHR
+leaderboards (``leaderboard.readout``): the errors a trial made over the episodes it finished within its
+budget (``trial_errors``). With a budget in moves, an episode counts when the trial's move count at its end
+is within the budget (agents that step in rollouts may overshoot it; the episodes past it do not count);
+with a budget in episodes, the first that many count. Each trial's TCE is its own: trials are not cut to
+the episodes every trial finished (only the curves drawn across trials are).
+"""
 
 from __future__ import annotations
 
@@ -14,14 +22,36 @@ from zoo.store import RunFolder
 WINDOW, SHARE = 150, 0.0025
 
 
+def trial_errors(rows: list[dict], budget: dict) -> np.ndarray:
+    """Errors of each episode a trial finished within its `budget` (a spec's budget block; an error is a
+    move with reward -1): the episodes its TCE sums and its convergence is judged on."""
+    episodes = [r for r in rows if r.get("episode_return") is not None]
+    if budget.get("steps") is not None:
+        episodes = [r for r in episodes if r["step"] <= budget["steps"]]
+    elif budget.get("episodes") is not None:
+        episodes = episodes[:budget["episodes"]]
+    return -np.round([r["episode_return"] for r in episodes]).astype(np.int64)
+
+
+def tce(errors: np.ndarray) -> int:
+    """Terminal cumulated error of a trial whose episodes within the budget made `errors` (``trial_errors``)."""
+    return int(np.sum(errors))
+
+
 @dataclass
 class RunErrors:
-    """A run's errors per trial and episode (trials x episodes), cut to the episodes every trial finished."""
+    """A run's errors per episode within the budget, trial by trial (``trials``)."""
 
     label: str
     run: RunFolder
-    errors: np.ndarray
+    trials: list[np.ndarray]
     pieces: int
+
+    @property
+    def errors(self) -> np.ndarray:
+        """Trials x episodes, cut to the episodes every trial finished (for curves across trials)."""
+        length = min(len(t) for t in self.trials)
+        return np.stack([t[:length] for t in self.trials])
 
     @property
     def cumulative(self) -> np.ndarray:
@@ -29,12 +59,13 @@ class RunErrors:
 
     @property
     def tce(self) -> np.ndarray:
-        """Terminal Cumulated Error of each trial."""
-        return self.errors.sum(axis=1).astype(float)
+        """Terminal cumulated error of each trial (``tce``)."""
+        return np.array([tce(t) for t in self.trials], dtype=float)
 
     @property
     def converged(self) -> np.ndarray:
-        return converged(self.errors, self.pieces)
+        """Per trial, the convergence test over its own episodes."""
+        return np.array([bool(converged(t[None, :], self.pieces)[0]) for t in self.trials])
 
 
 def converged(errors: np.ndarray, pieces: int, window: int = WINDOW, share: float = SHARE) -> np.ndarray:
@@ -46,20 +77,17 @@ def converged(errors: np.ndarray, pieces: int, window: int = WINDOW, share: floa
 
 
 def read_run(run: RunFolder, label: str | None = None) -> RunErrors:
-    """Errors per episode of every trial of a GOHR run (an error is a move with reward -1)."""
+    """Errors per episode within the budget of every trial of a GOHR run that finished an episode."""
     import yaml
 
     manifest = run.manifest()
     if manifest["env"] != "gohr":
         raise ZooError(f"{run.path}: not a GOHR run (env {manifest['env']})")
-    rows = []
-    for trial_dir in sorted((run.path / "trials").glob("[0-9]*")):
-        episodes = [r["episode_return"] for r in read_metrics(trial_dir / "metrics.jsonl") if r.get("episode_return") is not None]
-        if episodes:
-            rows.append(-np.asarray(episodes))
-    if not rows:
-        raise ZooError(f"{run.path}: no finished episodes yet")
-    length = min(len(r) for r in rows)
     spec = yaml.safe_load((run.path / "spec.yaml").read_text())
+    budget = spec.get("budget") or {}
+    trials = [trial_errors(read_metrics(d / "metrics.jsonl"), budget) for d in sorted((run.path / "trials").glob("[0-9]*"))]
+    trials = [t for t in trials if len(t)]
+    if not trials:
+        raise ZooError(f"{run.path}: no finished episodes yet")
     pieces = int(spec["env"].get("board", {}).get("min_objects", 9))
-    return RunErrors(label or manifest["name"], run, np.stack([r[:length] for r in rows]).round().astype(np.int64), pieces)
+    return RunErrors(label or manifest["name"], run, trials, pieces)

@@ -1,7 +1,8 @@
-"""The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` and ``zoo leaderboard``
-commands, and the random legal-move player that leaderboards start from.
+"""The zoo plugin of GOHR difficulty studies: the GOHR reporter, the ``zoo study`` command, the GOHR kind of
+``zoo leaderboard`` board (rules as rows), and the random legal-move player that leaderboards start from.
 
-The reporter, studies and leaderboards build on the ``report`` plugin (``zoo_report.report``, ``zoo_report.stats``).
+The reporter, studies and leaderboards build on the ``report`` plugin (``zoo_report.report``, ``zoo_report.stats``)
+and on the ``board`` plugin (``zoo_board``).
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def _validate_board(path: Path, registry, build: bool) -> str:
             try:
                 preflight(cell.spec, registry)
             except ZooError as exc:
-                raise ZooError(f"cell {cell.agent} x {cell.rule}: {exc}") from exc
+                raise ZooError(f"cell {cell.agent} x {cell.task}: {exc}") from exc
     board = loaded.board
     return (f"{board.name}: {len(board.agents)} agents x {len(loaded.rules)} rules = "
             f"{len(loaded.cells)} cells{', built' if build else ''}")
@@ -124,7 +125,11 @@ def register_documents(register):
 
 @hookimpl
 def register_commands(cli):
-    from .leaderboard.command import leaderboard
-
     cli.command("study")(study)
-    cli.command("leaderboard")(leaderboard)
+
+
+@hookimpl
+def register_board_kinds(register):
+    from .leaderboard.kind import GOHR_BOARD
+
+    register(GOHR_BOARD)

@@ -1,4 +1,5 @@
-"""The ``gym`` env: any environment id in gymnasium's registry, with its keyword arguments."""
+"""The ``gym`` env (any environment id in gymnasium's registry, with its keyword arguments) and the ``random``
+agent (uniform actions over any gymnasium action space)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from zoo import EnvEntry, Params, hookimpl, seeded_env
+from zoo import AgentEntry, EnvEntry, Params, hookimpl, seeded_env
 from zoo.errors import did_you_mean
 
 
@@ -40,3 +41,16 @@ def make_gym_env(params: GymEnvParams, seed: int | None):
 def register_envs(register):
     register(EnvEntry(name="gym", params=GymEnvParams, factory=make_gym_env,
                       description="any gymnasium environment by id"))
+
+
+def _random_agent(params, context):
+    from .random_agent import RandomAgent
+
+    return RandomAgent(params, context)
+
+
+@hookimpl
+def register_agents(register):
+    register(AgentEntry(name="random", factory=_random_agent,
+                        description="uniform actions over any gymnasium action space (legal ones where the env masks); "
+                                    "never learns"))

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from zoo_board.cells import Recorded
 from zoo_gohr.web.recorded import HUMAN, recorded_digest, recorded_trials
 
 from zoo.errors import ZooError
 from zoo.spec import SpecBase
-
-#: the state of a recorded cell with fewer players than the column asks for
-TOO_FEW = "too few trials"
 
 
 def is_recorded(spec: SpecBase) -> bool:
@@ -52,3 +50,8 @@ def write_cell(spec: SpecBase, rule: str, folder: Path) -> str:
         raise ZooError(f"{folder}: the run folder of a recorded cell is damaged; delete it to write it again")
     write_human_run(folder, spec.model_dump(mode="json"), players(spec, rule))
     return "finished"
+
+
+#: the board's cells of recorded play, for zoo_board's cell runner
+RECORDED = Recorded(applies=lambda plan: is_recorded(plan.spec), shortfall=lambda plan: shortfall(plan.spec, plan.task),
+                    write=lambda plan, folder: write_cell(plan.spec, plan.task, folder))

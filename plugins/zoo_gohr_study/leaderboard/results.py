@@ -11,6 +11,9 @@ import os
 from pathlib import Path
 
 import numpy as np
+from zoo_board.cells import TOO_FEW, CellState
+from zoo_board.plan import spec_link
+from zoo_board.scores import finite
 from zoo_report.stats.bands import median_bands
 
 from zoo import __version__
@@ -18,8 +21,6 @@ from zoo.integrity import caveats, unfinished
 from zoo.store import MANIFEST, RunFolder
 
 from .board import LoadedBoard
-from .cells import CellState
-from .recorded import TOO_FEW
 from .scoring import Cell, cell_summary, rule_comparisons, tournament
 
 
@@ -40,9 +41,9 @@ def build(loaded: LoadedBoard, states: list[CellState], cells: dict[tuple[str, s
     rows = []
     for state in states:
         plan = state.plan
-        row = {"agent": plan.agent, "rule": plan.rule, "key": plan.key,
-               "run": os.path.relpath(state.folder, out), "spec": os.path.relpath(state.folder / "spec.yaml", out)}
-        cell = cells.get((plan.agent, plan.rule))
+        row = {"agent": plan.agent, "rule": plan.task, "key": plan.key,
+               "run": os.path.relpath(state.folder, out), "spec": spec_link(plan)}
+        cell = cells.get((plan.agent, plan.task))
         if cell is None:
             unscored = state.state if state.state == TOO_FEW else "failed" if state.status in ("failed", "damaged") \
                 else state.status if state.status in ("running", "interrupted") else "not run"
@@ -59,7 +60,7 @@ def build(loaded: LoadedBoard, states: list[CellState], cells: dict[tuple[str, s
     by_agent = {a: {rule: cells[(a, rule)].ranked(metrics.cnm) for rule in loaded.rules if (a, rule) in cells}
                 for a in agents}
     resamples, seed = metrics.ranking_bootstraps, metrics.seed
-    return _finite({
+    return finite({
         "board": board.name, "description": board.description, "zoo_version": __version__,
         "agents": agents, "rules": loaded.rules,
         "budget": board.budget, "trials": board.trials, "cnm": metrics.cnm,
@@ -74,16 +75,3 @@ def build(loaded: LoadedBoard, states: list[CellState], cells: dict[tuple[str, s
                           for a, games in by_agent.items() if games},
         },
     })
-
-
-def _finite(value):
-    """The dict with +inf as None and floats at 10 significant digits, so the JSON is plain and stable."""
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return None if not np.isfinite(value) else float(f"{float(value):.10g}") + 0.0  # + 0.0: no -0.0
-    if isinstance(value, np.integer):
-        return int(value)
-    return value

@@ -39,9 +39,9 @@ def test_a_run_shorter_than_the_window_is_judged_on_all_its_episodes():
 
 def test_read_run_takes_the_episode_returns_and_the_boards_pieces(tmp_path):
     run = read_run(gohr_run(tmp_path, "five", [[2, 0, 1], [], [1, 1]], board={"min_objects": 5}))
-    # the trial without a finished episode is left out; the others are cut to the shortest
+    # the trial without a finished episode is left out; the others' curves are cut to the shortest, not their TCE
     assert run.errors.tolist() == [[2, 0], [1, 1]] and run.errors.dtype == np.int64
-    assert run.cumulative.tolist() == [[2, 2], [1, 2]] and run.tce.tolist() == [2.0, 2.0]
+    assert run.cumulative.tolist() == [[2, 2], [1, 2]] and run.tce.tolist() == [3.0, 2.0]
     assert (run.label, run.pieces) == ("five", 5)
     assert run.converged.tolist() == [False, False]
     plain = read_run(gohr_run(tmp_path, "plain", [[0, 0]]), label="named")

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from zoo_board.cells import cell_state
 from zoo_gohr_study.leaderboard import random_player
 from zoo_gohr_study.leaderboard.board import load_board
-from zoo_gohr_study.leaderboard.cells import cell_state
 
 from zoo.cli import main
 from zoo.errors import SpecError
@@ -80,15 +80,15 @@ def test_adding_an_agent_runs_only_its_column_and_changed_params_only_theirs(tmp
     registry = get_registry()
     board = json.loads(json.dumps(BOARD))
     board["agents"]["dqn"] = {"agent": {"type": "gohr-linear-dqn", "batch_size": 16}}
-    keys = {(c.agent, c.rule): c.key for c in load_board(_write(tmp_path, board), registry).cells}
+    keys = {(c.agent, c.task): c.key for c in load_board(_write(tmp_path, board), registry).cells}
     board["agents"]["dqn"]["agent"]["batch_size"] = 8
-    changed = {(c.agent, c.rule): c.key for c in load_board(_write(tmp_path, board), registry).cells}
+    changed = {(c.agent, c.task): c.key for c in load_board(_write(tmp_path, board), registry).cells}
     assert [k for k in keys if keys[k] != changed[k]] == [("dqn", "paper/clockwise"), ("dqn", "paper/b3_then_b1")]
 
     assert _run(tmp_path, _write(tmp_path, BOARD), capsys)[0] == 0
     board["agents"]["dqn"]["agent"]["batch_size"] = 16
     loaded = load_board(_write(tmp_path, board), registry)
-    states = {(c.agent, c.rule): cell_state(c, tmp_path / "runs").state for c in loaded.cells}
+    states = {(c.agent, c.task): cell_state(c, tmp_path / "runs").state for c in loaded.cells}
     assert states == {("random", "paper/clockwise"): "cached", ("random", "paper/b3_then_b1"): "cached",
                       ("dqn", "paper/clockwise"): "new", ("dqn", "paper/b3_then_b1"): "new"}
 

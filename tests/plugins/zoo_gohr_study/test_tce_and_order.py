@@ -11,6 +11,8 @@ from zoo_dqn.agent import LinearDQNAgent
 from zoo_dqn.params import LinearDQNParams
 from zoo_gohr.plugin import GohrEnvParams, make_env
 from zoo_gohr_study.errors import read_run
+from zoo_gohr_study.leaderboard.readout import read_cell
+from zoo_gohr_study.leaderboard.scoring import cell_summary
 from zoo_gohr_study.reporter import labelled, summarize
 
 from zoo.agent import TrialContext
@@ -33,13 +35,26 @@ def _run(tmp_path, label: str, returns: list[list[float]]) -> RunFolder:
 
 
 def test_tce_of_hand_computed_trials(tmp_path):
-    # errors per episode: trial 0 5, 2, 0, 1 (a fifth episode, unfinished by the others, is left out);
-    # trial 1 3, 3, 1, 0; trial 2 9, 0, 0, 0
+    # errors per episode: trial 0 5, 2, 0, 1, 4 (the curves stop at the fourth episode, which every trial
+    # finished; its TCE counts all five); trial 1 3, 3, 1, 0; trial 2 9, 0, 0, 0
     run = read_run(_run(tmp_path, "hand", [[-5, -2, 0, -1, -4], [-3, -3, -1, 0], [-9, 0, 0, 0]]))
     assert run.errors.tolist() == [[5, 2, 0, 1], [3, 3, 1, 0], [9, 0, 0, 0]]
     assert run.cumulative.tolist() == [[5, 7, 7, 8], [3, 6, 7, 7], [9, 9, 9, 9]]
-    assert run.tce.tolist() == [8, 7, 9]
-    assert summarize([run])["runs"][0]["median_tce"] == 8
+    assert run.tce.tolist() == [12, 7, 9]
+    assert summarize([run])["runs"][0]["median_tce"] == 9
+
+
+@pytest.mark.parametrize("budget, expected", [({"steps": 25}, [7, 6, 9]), ({"episodes": 1}, [5, 3, 9]),
+                                              ({"steps": 1000}, [12, 7, 9])])
+def test_the_report_and_the_leaderboard_give_a_run_the_same_tce(tmp_path, budget, expected):
+    # episodes end at moves 9, 19, 29, ...: a budget of 25 moves counts the first two of every trial
+    folder = _run(tmp_path, "hand", [[-5, -2, 0, -1, -4], [-3, -3, -1, 0], [-9, 0, 0, 0]])
+    spec = yaml.safe_load((folder.path / "spec.yaml").read_text())
+    (folder.path / "spec.yaml").write_text(yaml.safe_dump({**spec, "budget": budget}))
+    report = summarize(labelled([folder]))["runs"][0]
+    cell = read_cell(folder, "agent", "paper/clockwise")
+    assert read_run(folder).tce.tolist() == cell.tce.tolist() == expected
+    assert report["median_tce"] == cell_summary(cell, resamples=10, seed=0)["median_errors"] == float(np.median(expected))
 
 
 def test_the_agent_logs_each_episodes_rejected_moves_as_its_errors(tmp_path):

@@ -1,8 +1,8 @@
 """Running a board's cells: each cell is an ordinary run whose folder name carries its cache key.
 
 A cell whose run folder has finished is cached; one that was interrupted, crashed or failed is
-resumed from its checkpoints (a failed cell is retried on every call); a new cell gets a run folder
-(a cell of recorded play gets one written from its transcripts, see ``recorded``).
+resumed from its checkpoints (a failed cell is retried on every call); a new cell gets a run folder.
+A kind of board may have cells of recorded play (``Recorded``), written from records instead of trained.
 Runs go through the backend their spec names (any registered backend), so the cells land in the run index like any run.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +20,21 @@ from zoo.errors import ZooError
 from zoo.registry import Registry
 from zoo.store import RunFolder
 
-from .board import CellPlan
-from .recorded import TOO_FEW, is_recorded, shortfall, write_cell
+from .plan import CellPlan
+
+#: the state of a cell of recorded play with fewer records than its column asks for
+TOO_FEW = "too few trials"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """Cells written from records of play instead of trained: which cells (`applies`), why one cannot be
+    written yet (`shortfall`, None when it can) and how its run folder is written (`write`, returning the
+    run's status)."""
+
+    applies: Callable[[CellPlan], bool]
+    shortfall: Callable[[CellPlan], str | None]
+    write: Callable[[CellPlan, Path], str]
 
 
 @dataclass
@@ -35,10 +49,10 @@ class CellState:
     error: str | None = None
 
 
-def cell_state(plan: CellPlan, runs_dir: Path) -> CellState:
+def cell_state(plan: CellPlan, runs_dir: Path, recorded: Recorded | None = None) -> CellState:
     folder = Path(runs_dir) / plan.run_name
     if not folder.is_dir():
-        short = shortfall(plan.spec, plan.rule) if is_recorded(plan.spec) else None
+        short = recorded.shortfall(plan) if recorded is not None and recorded.applies(plan) else None
         return CellState(plan, folder, "new") if short is None else CellState(plan, folder, TOO_FEW, error=short)
     try:
         manifest = RunFolder(folder).manifest()
@@ -48,12 +62,13 @@ def cell_state(plan: CellPlan, runs_dir: Path) -> CellState:
     return CellState(plan, folder, "cached" if status == "finished" else "resume", status, manifest.get("error"))
 
 
-def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: bool) -> str:
+def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: bool,
+             recorded: Recorded | None = None) -> str:
     """Create the cell's run folder if needed and train it; returns the run's final status."""
     from zoo.run import execute_run, prepare_run
 
-    if is_recorded(cell.plan.spec):
-        return write_cell(cell.plan.spec, cell.plan.rule, cell.folder)
+    if recorded is not None and recorded.applies(cell.plan):
+        return recorded.write(cell.plan, cell.folder)
     if cell.state == "new":
         Path(runs_dir).mkdir(parents=True, exist_ok=True)
         text = yaml.safe_dump(cell.plan.spec.model_dump(mode="json"), sort_keys=False)
