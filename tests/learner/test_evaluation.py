@@ -16,9 +16,9 @@ from zoo.spec import load_spec_text
 SMALL = "num_envs: 2, batch: 2, length: 5, burn_in: 2, network: {hidden: [16], lstm: 8}"
 
 
-def trial(agent, tmp_path, extra=""):
+def trial(agent, tmp_path, extra="", meta=""):
     torch.set_num_threads(1)
-    text = f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: {agent}, {SMALL}{extra}}}\nbudget: {{steps: 200}}\n"
+    text = f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: {agent}, {SMALL}{extra}}}\nbudget: {{steps: 200}}\n{meta}"
     return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=3, trial=0, directory=tmp_path,
                        tensorboard=False)
 
@@ -32,7 +32,8 @@ def states(agent):
     ("lbc", "", [37.0, 12.0, 11.0, 37.0]),
 ])
 def test_the_mechanism_mode_returns_what_it_did_before_best_region_existed(agent, extra, returns, tmp_path):
-    built = trial(agent, tmp_path, extra)
+    # GDI's bandits as they were then: over 1/tau itself (its default now searches x = log(1 + 1/tau))
+    built = trial(agent, tmp_path, extra, "meta_controller: {type: gdi_bandits}\n" if agent == "gdi-i3" else "")
     assert built.agent.params.evaluation == "mechanism"  # GDI's and LBC's default; DiCE's when asked for
     built.agent.learn(200)
     assert built.agent.evaluate(4, seed=11) == returns
