@@ -113,11 +113,11 @@ class SubstrateAgent(Agent):
         try:
             self.system = LocalSystem(builder, params, self.envs, per_actor(self.controllers, params.actors),
                                       seed=context.seed, budget=context.budget)
+            for actor, seed in zip(self.system.actors, seeds):
+                actor.reset(seed=seed)
         except ValueError as exc:
             self.close()
             raise ZooError(str(exc)) from None
-        for actor, seed in zip(self.system.actors, seeds):
-            actor.reset(seed=seed)
 
     def train_step(self) -> None:
         """One round: the actors collect, then the learner trains on the replay."""
