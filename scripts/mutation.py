@@ -52,31 +52,34 @@ TEST_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1
 DQN = "tests/plugins/zoo_dqn/test_linear_dqn_mechanisms.py"  # numpy only: the agent's mechanisms, whole updates, resume
 # the meta-controllers' known-answer tests, fastest first; their learning runs (test_learning.py) take seconds each
 BANDITS = [f"tests/plugins/zoo_bandits/test_{name}.py" for name in ("params", "classic", "controllers", "best", "population", "options")]
+ENSEMBLES = "tests/plugins/zoo_bandits/test_ensemble_update.py"  # the whole ensemble learns every episode
+MASKS = "tests/plugins/zoo_learner/test_action_masks.py"  # mask_actions in the policies and the agents' losses
 
 #: module -> the tests that cover it
 MODULES: dict[str, list[str]] = {
     "plugins/zoo_learner/targets.py": [f"{LEARNER}/test_targets.py", f"{GDI}/test_loss.py", f"{DICE}/test_loss.py",
                                        f"{LBC}/test_loss.py"],
     "plugins/zoo_learner/policy.py": [f"{LEARNER}/test_policy.py", f"{LEARNER}/test_losses.py", f"{GDI}/test_loss.py",
-                                      f"{DICE}/test_loss.py"],
+                                      f"{DICE}/test_loss.py", MASKS],
     "plugins/zoo_learner/losses.py": [f"{LEARNER}/test_losses.py", f"{GDI}/test_loss_wiring.py",
                                       f"{DICE}/test_loss_wiring.py", f"{LBC}/test_loss.py", f"{GDI}/test_loss.py",
-                                      f"{DICE}/test_loss.py", f"{LEARNER}/test_auxiliary_tasks.py"],
+                                      f"{DICE}/test_loss.py", f"{LEARNER}/test_auxiliary_tasks.py", MASKS],
     "plugins/zoo_learner/shaping.py": [f"{LEARNER}/test_shaping.py", f"{LBC}/test_loss.py"],
-    "plugins/zoo_bandits": BANDITS,
+    "plugins/zoo_bandits": [*BANDITS, ENSEMBLES],
     "plugins/zoo_gdi/loss.py": [f"{GDI}/test_loss_wiring.py", f"{GDI}/test_loss.py", f"{LEARNER}/test_losses.py",
-                                f"{LEARNER}/test_auxiliary_tasks.py"],
+                                f"{LEARNER}/test_auxiliary_tasks.py", MASKS],
     "plugins/zoo_gdi/behavior.py": [f"{GDI}/test_behavior.py", f"{GDI}/test_loss.py"],
     "plugins/zoo_dice/loss.py": [f"{DICE}/test_loss_wiring.py", f"{DICE}/test_loss.py", f"{LEARNER}/test_losses.py",
-                                 f"{DICE}/test_omega.py", f"{LEARNER}/test_auxiliary_tasks.py"],
+                                 f"{DICE}/test_omega.py", f"{LEARNER}/test_auxiliary_tasks.py", MASKS],
     "plugins/zoo_dice/behavior.py": [f"{DICE}/test_family.py"],
-    "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py", f"{LEARNER}/test_losses.py", f"{LEARNER}/test_auxiliary_tasks.py"],
+    "plugins/zoo_lbc/loss.py": [f"{LBC}/test_loss.py", f"{LEARNER}/test_losses.py", f"{LEARNER}/test_auxiliary_tasks.py",
+                                MASKS],
     "plugins/zoo_lbc/bandits.py": ["tests/plugins/zoo_bandits/test_params.py", f"{LBC}/test_voting.py", f"{LBC}/test_bandits.py",
-                                   "tests/plugins/zoo_bandits/test_best.py"],
-    "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_loss.py"],
+                                   "tests/plugins/zoo_bandits/test_best.py", ENSEMBLES],
+    "plugins/zoo_lbc/behavior.py": [f"{LBC}/test_mapping.py", f"{LBC}/test_loss.py", MASKS],
     "plugins/zoo_lbc/shaping.py": [f"{LBC}/test_loss.py", f"{LBC}/test_mapping.py"],
     "plugins/zoo_dqn/linear.py": ["tests/plugins/zoo_dqn/test_linear_q.py"],
-    "plugins/zoo_dqn/agent.py": [DQN],
+    "plugins/zoo_dqn/agent.py": [DQN, "tests/plugins/zoo_dqn/test_bootstrap_max.py"],
     "plugins/zoo_dqn/replay.py": ["tests/plugins/zoo_dqn/test_linear_q.py", DQN],
     "plugins/zoo_gohr/vector/features.py": ["tests/plugins/zoo_gohr/test_features.py"],
     "plugins/zoo_gohr_study/errors.py": ["tests/plugins/zoo_gohr_study/test_errors.py", "tests/plugins/zoo_gohr_study/test_tce_and_order.py"],

@@ -32,19 +32,21 @@ class GDILoss:
         self.shapings = [SHAPINGS[name] for name in shapings]
         self.retrace_form = retrace_form
 
-    def policy(self, adv: torch.Tensor, behavior: torch.Tensor, detach_head: int | None = None) -> torch.Tensor:
+    def policy(self, adv: torch.Tensor, behavior: torch.Tensor, detach_head: int | None = None,
+               legal: torch.Tensor | None = None) -> torch.Tensor:
         """log pi_lambda over actions; adv (..., B, heads, A), behavior (B, k). Head 0 feeds the first
-        component, the last head the second (the same head for I3)."""
+        component, the last head the second (the same head for I3); `legal` (..., B, A) masks both."""
         a1, a2 = adv[..., 0, :], adv[..., -1, :]
         if detach_head == 0:
             a1 = a1.detach()
         elif detach_head == 1:
             a2 = a2.detach()
         beta1, beta2, eps = mixture_coefficients(self.ablation, behavior)
-        return mixture_log_probs(a1, a2, beta1, beta2, eps)
+        return mixture_log_probs(a1, a2, beta1, beta2, eps, legal)
 
-    def behavior_policy(self, adv: torch.Tensor, value: torch.Tensor, behavior: torch.Tensor) -> torch.Tensor:
-        return self.policy(adv, behavior)
+    def behavior_policy(self, adv: torch.Tensor, value: torch.Tensor, behavior: torch.Tensor,
+                        legal: torch.Tensor | None = None) -> torch.Tensor:
+        return self.policy(adv, behavior, legal=legal)
 
     def corrections(self, adv: torch.Tensor, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """(log pi, ratio, rho, c) on the rows after burn-in, from the learner's advantages `adv` and the
@@ -54,7 +56,7 @@ class GDILoss:
 
     def _corrected_policy(self, adv: torch.Tensor, batch: dict[str, torch.Tensor],
                           rows: Rows) -> tuple[torch.Tensor, Ratios]:
-        log_pi = self.policy(adv, batch["behavior"])
+        log_pi = self.policy(adv, batch["behavior"], legal=rows.legal)
         return log_pi, clipped_ratios(rows.taken(log_pi), rows, self.rho_bar, self.c_bar)
 
     def __call__(self, net, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
@@ -63,8 +65,9 @@ class GDILoss:
         discounts = rows.discounts(self.gamma)
 
         # The learning policy is the family's member at the sequence's stored lambda under the current
-        # weights (pi_lambda, the paper's Eq. 10 and 12 in Appendix F); its ratios to the stored mu are
-        # clipped at rho_bar and c_bar (Appendix B.1 and B.2).
+        # weights (pi_lambda, the paper's Eq. 10 and 12 in Appendix F), over the stored legal actions
+        # when the actor masked them; its ratios to the stored mu are clipped at rho_bar and c_bar
+        # (Appendix B.1 and B.2).
         log_pi, ratios = self._corrected_policy(adv, batch, rows)
         pi = log_pi.exp().detach()
 
@@ -79,7 +82,7 @@ class GDILoss:
         heads = adv.shape[-2]
         for i in range(heads):
             v, q = value[..., i], dueling_q(adv[..., i, :], value[..., i], pi)
-            own_log_pi = log_pi if heads == 1 else self.policy(adv, batch["behavior"], detach_head=1 - i)
+            own_log_pi = log_pi if heads == 1 else self.policy(adv, batch["behavior"], 1 - i, rows.legal)
             score = rows.taken(own_log_pi).clamp_min(-1e3)  # finite where a greedy mixture gives an action 0
             # E_pi Q: None selects the Retrace printed in Appendix B.1 (sampled next action), else the
             # textbook form bootstraps from sum_a pi(a) Q(a) at the next state.

@@ -1,4 +1,10 @@
-"""Registers gdi-i3 and gdi-h3; each ablation picks its behavior space and default meta-controller."""
+"""Registers gdi-i3 and gdi-h3; each ablation picks its behavior space and default meta-controller.
+
+GDI's E is the registered `gdi_bandits` population searching the inverse temperatures as App. G's
+x = log(1 + 1/tau) (blocks equally wide in x over 1/tau in [0, 50], as DiCE's tau): a bandit over 1/tau
+itself gives the soft behaviors (1/tau < 5) 5 of its 50 blocks, and once the greedy ones return
+more it stops playing them, which let GDI-I3 relapse on GOHR (docs/substrate.md).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,14 @@ from zoo import AgentEntry, ZooError, hookimpl
 
 from .params import GDIParams
 
-#: the meta-controller each ablation uses when the spec names none (GDI's E is the bandit population)
+#: App. G: the bandits see each inverse temperature 1/tau as x = log(1 + 1/tau)
+TEMPERATURES_AS_X = {"none": {"log1p_coordinates": ["beta1", "beta2"]},
+                     "boltzmann_selection": {"log1p_coordinates": ["beta"]}, "eps_greedy_selection": {}}
+
+#: ablation -> (meta-controller, its params) when the spec names none (GDI's E is the bandit population)
 DEFAULT_CONTROLLERS = {
-    "none": "gdi_bandits", "boltzmann_selection": "gdi_bandits", "eps_greedy_selection": "gdi_bandits",
-    "fixed_selection": "fixed", "random_selection": "uniform",
+    **{ablation: ("gdi_bandits", params) for ablation, params in TEMPERATURES_AS_X.items()},
+    "fixed_selection": ("fixed", {}), "random_selection": ("uniform", {}),
 }
 
 
@@ -19,11 +29,11 @@ def _factory(heads: int):
 
         from .builder import GDIBuilder
 
+        name, controller_params = DEFAULT_CONTROLLERS[params.ablation]
         if context.meta_controller is not None and params.ablation in ("fixed_selection", "random_selection"):
-            raise ZooError(f"ablation '{params.ablation}' fixes the meta-controller "
-                           f"({DEFAULT_CONTROLLERS[params.ablation]}); remove the meta_controller block")
-        return substrate_agent(GDIBuilder(params, heads), params, context,
-                               default_controller(DEFAULT_CONTROLLERS[params.ablation]))
+            raise ZooError(f"ablation '{params.ablation}' fixes the meta-controller ({name}); "
+                           "remove the meta_controller block")
+        return substrate_agent(GDIBuilder(params, heads), params, context, default_controller(name, **controller_params))
 
     return make
 

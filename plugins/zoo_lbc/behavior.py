@@ -37,15 +37,17 @@ def normalized_weights(raw: torch.Tensor) -> torch.Tensor:
     return torch.where(positive, raw / torch.where(positive, total, 1.0), torch.full_like(raw, 1.0 / raw.shape[-1]))
 
 
-def hybrid_log_probs(adv: torch.Tensor, behavior: torch.Tensor) -> torch.Tensor:
-    """log sum_i omega_i softmax(tau_i A_i) for adv (..., B, N, A) and behavior points (B, 2N) or (B, 1).
+def hybrid_log_probs(adv: torch.Tensor, behavior: torch.Tensor, legal: torch.Tensor | None = None) -> torch.Tensor:
+    """log sum_i omega_i softmax(tau_i A_i) for adv (..., B, N, A) and behavior points (B, 2N) or (B, 1);
+    each softmax over the `legal` actions (..., B, A) when given.
 
     With one coordinate it is log softmax(tau A_1).
     """
     behavior = behavior.to(adv.dtype)
     if behavior.shape[-1] == 1:
-        return boltzmann_log_probs(adv[..., 0, :], torch.expm1(behavior[:, 0]).expand(adv.shape[:-2]))
+        return boltzmann_log_probs(adv[..., 0, :], torch.expm1(behavior[:, 0]).expand(adv.shape[:-2]), legal)
     tau = torch.expm1(behavior[:, 0::2]).expand(adv.shape[:-1])
     weights = normalized_weights(behavior[:, 1::2]).expand(adv.shape[:-1])
-    components = torch.log(weights).unsqueeze(-1) + boltzmann_log_probs(adv, tau)
+    members = None if legal is None else legal.unsqueeze(-2)
+    components = torch.log(weights).unsqueeze(-1) + boltzmann_log_probs(adv, tau, members)
     return torch.logsumexp(components, dim=-2)

@@ -1,7 +1,8 @@
 """LBC's learners: each member i is trained off-policy on the shared data with its own gamma_i and RS_i.
 
 docs/algorithms/lbc.md describes each step and where the paper defines it. Member i's target policy
-is pi_i = softmax(A_i) (temperature 1, independent of psi). Per member:
+is pi_i = softmax(A_i) (temperature 1, independent of psi; over the legal actions when the actor
+masks them). Per member:
 
     L_i = xi * 0.5 (vs - V_i)^2 + alpha * 0.5 (qs - Q_i(a))^2 - beta * rho (r_i + g_i vs' - V_i) log pi_i(a)
 
@@ -23,6 +24,7 @@ from zoo_learner.losses import (
     dueling_q,
     masked_mean,
 )
+from zoo_learner.policy import masked_log_softmax
 from zoo_learner.shaping import SHAPINGS
 
 from .behavior import hybrid_log_probs
@@ -46,9 +48,10 @@ class LBCLoss:
         # but only one network is trained: its advantages stand in for all N.
         return adv if adv.shape[-2] == self.members else adv[..., :1, :].expand(*adv.shape[:-2], self.members, adv.shape[-1])
 
-    def behavior_policy(self, adv: torch.Tensor, value: torch.Tensor, behavior: torch.Tensor) -> torch.Tensor:
-        """log mu_psi for adv (B, heads, A) and behavior points (B, k)."""
-        return hybrid_log_probs(self.components(adv), behavior)
+    def behavior_policy(self, adv: torch.Tensor, value: torch.Tensor, behavior: torch.Tensor,
+                        legal: torch.Tensor | None = None) -> torch.Tensor:
+        """log mu_psi for adv (B, heads, A) and behavior points (B, k), over the `legal` actions (B, A) when given."""
+        return hybrid_log_probs(self.components(adv), behavior, legal)
 
     def __call__(self, net, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
         (adv, value), auxiliary, aux_parts = self.auxiliary.unroll(net, batch, self.burn_in)
@@ -61,10 +64,11 @@ class LBCLoss:
         # mixture probability mu(a) with clips rho_bar and c_bar (Appendix B.2); its own discount and
         # reward shaping h_i = (gamma_i, RS_i) (Table 3); V_i by V-trace (B.2), Q_i = A_i - E_pi A_i + V_i
         # by Retrace with E_pi Q_i = V_i at the next state (B.3), and the policy by the
-        # importance-weighted actor-critic gradient (B.1).
+        # importance-weighted actor-critic gradient (B.1). When the actor masked actions, softmax(A_i)
+        # is taken over the stored legal actions.
         for i, (gamma, shape) in enumerate(zip(self.gammas, self.shapings)):
             a, v = adv[..., i, :], value[..., i]
-            log_pi = torch.log_softmax(a, -1)
+            log_pi = masked_log_softmax(a, rows.legal)
             pi = log_pi.exp().detach()
             log_pi_taken = rows.taken(log_pi)
             ratios = clipped_ratios(log_pi_taken, rows, self.rho_bar, self.c_bar)

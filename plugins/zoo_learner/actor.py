@@ -36,6 +36,10 @@ class VectorActor:
     observations (see `inference`). The step after an episode ends feeds the final observation
     through the network: that row is the sequence's bootstrap row.
 
+    With `masked`, it reads the legal actions of every env from the env's ``info["action_mask"]``
+    after each reset and step, acts with the behavior policy restricted to them (the policy gets them
+    as `legal`) and stores them with each row; a row with no legal action counts every action legal.
+
     It records the actions it sends to the envs since their seeded reset, so that `load_state_dict`
     can bring a new copy of a vector env that is deterministic given its seed to the same state
     (episodes in progress included) by stepping it through them again.
@@ -43,7 +47,7 @@ class VectorActor:
 
     def __init__(self, envs, net: torch.nn.Module, policy: BehaviorPolicy, controllers: Sequence[MetaController],
                  sink: Callable[[dict], None], *, burn_in: int, length: int, pull: Callable[[], tuple[int, dict]],
-                 pull_every: int, generator: torch.Generator, precision: Precision = "float32"):
+                 pull_every: int, generator: torch.Generator, precision: Precision = "float32", masked: bool = False):
         self.envs, self.net, self.policy, self.sink = envs, net, policy, sink
         self.precision, self.acting = precision, net  # reset() pulls and builds the network that acts
         self.num_envs = envs.num_envs
@@ -51,9 +55,10 @@ class VectorActor:
             raise ValueError(f"{len(controllers)} meta-controllers for {self.num_envs} envs: give one or one per env")
         self.controllers = list(controllers)
         self.pull, self.pull_every, self.generator = pull, pull_every, generator
+        self.masked = masked
         space = envs.single_observation_space
         self.writer = SequenceWriter(self.num_envs, space.shape, space.dtype, int(envs.single_action_space.n),
-                                     net.state_size, burn_in, length)
+                                     net.state_size, burn_in, length, masked)
         self.version = -1
         self.vector_steps = 0
         self.seed = 0
@@ -66,7 +71,8 @@ class VectorActor:
         """Start every env on a fresh episode, the envs reset with `seed`."""
         self.seed = seed
         self.actions.clear()
-        self.obs, _ = self.envs.reset(seed=seed)
+        self.obs, info = self.envs.reset(seed=seed)
+        self.legal = self._legal(info)
         self.state = self.net.initial_state(self.num_envs)
         self.choices = [self.controller(i).sample() for i in range(self.num_envs)]
         self.returns = np.zeros(self.num_envs)
@@ -75,6 +81,17 @@ class VectorActor:
         for i in range(self.num_envs):
             self.writer.restart(i)
         self._sync(force=True)
+
+    def _legal(self, info: dict) -> np.ndarray | None:
+        """The legal actions (num_envs, actions) of the env's `info` when masking (None otherwise); on rows
+        with none, every action."""
+        if not self.masked:
+            return None
+        if "action_mask" not in info:
+            raise ValueError("mask_actions: the env gives no info['action_mask'] to mask actions with; "
+                             "use mask_actions: false with this env")
+        legal = np.asarray(info["action_mask"], bool).reshape(self.num_envs, -1)
+        return legal | ~legal.any(axis=1, keepdims=True)
 
     def _sync(self, force: bool = False) -> None:
         if force or self.vector_steps % self.pull_every == 0:
@@ -115,9 +132,12 @@ class VectorActor:
         behavior = self.behavior()
         for _ in range(vector_steps):
             (adv, value), next_state = self.acting.step(torch.from_numpy(self.obs), self.state)
-            mu = self.policy(adv, value, behavior).exp_()
+            if self.masked:
+                mu = self.policy(adv, value, behavior, legal=torch.from_numpy(self.legal)).exp_()
+            else:
+                mu = self.policy(adv, value, behavior).exp_()
             actions = torch.multinomial(mu, 1, generator=self.generator).squeeze(1).numpy()
-            full = self.writer.write(envs, self.obs, actions, mu.numpy(), self.state.numpy())
+            full = self.writer.write(envs, self.obs, actions, mu.numpy(), self.state.numpy(), self.legal)
             resetting = self.ended
             if full.size or resetting.any():
                 for i in np.union1d(full, np.flatnonzero(resetting)):
@@ -130,7 +150,8 @@ class VectorActor:
                         self.writer.roll(i)
             self.state = next_state
             self.actions.append(actions)
-            self.obs, reward, terminated, truncated, _ = self.envs.step(actions)
+            self.obs, reward, terminated, truncated, info = self.envs.step(actions)
+            self.legal = self._legal(info)
             live = ~resetting
             self.writer.set_outcome(envs[live], reward[live], terminated[live])
             self.returns[live] += reward[live]
@@ -161,7 +182,7 @@ class VectorActor:
             "state": self.state.numpy(), "returns": self.returns, "lengths": self.lengths, "ended": self.ended,
             "behavior": np.stack([c.value for c in self.choices]), "arm": np.array([c.arm for c in self.choices]),
             "calibration": self.calibration,
-            **{f"writer.{name}": getattr(writer, name) for name in SequenceWriter.STATE},
+            **{f"writer.{name}": getattr(writer, name) for name in writer.state_names},
         }
 
     def load_state_dict(self, state: dict[str, np.ndarray], params: dict) -> None:
@@ -170,17 +191,18 @@ class VectorActor:
         The envs are reset with the saved seed and stepped through the saved actions again.
         """
         self.seed = int(state["seed"])
-        self.obs, _ = self.envs.reset(seed=self.seed)
+        self.obs, info = self.envs.reset(seed=self.seed)
         self.actions.clear()
         for actions in state["actions"].astype(np.int64):  # as the actor sampled them
             self.actions.append(actions)
-            self.obs, *_ = self.envs.step(actions)
+            self.obs, *_, info = self.envs.step(actions)
+        self.legal = self._legal(info)
         self.vector_steps, version = (int(x) for x in state["counters"])
         self.state = torch.from_numpy(np.array(state["state"]))
         self.returns, self.lengths = np.array(state["returns"]), np.array(state["lengths"])
         self.ended = np.array(state["ended"])
         self.choices = [Choice(np.array(value), int(arm)) for value, arm in zip(state["behavior"], state["arm"])]
-        for name in SequenceWriter.STATE:
+        for name in self.writer.state_names:
             getattr(self.writer, name)[...] = state[f"writer.{name}"]
         self.load_weights(params, version, state["calibration"])
 

@@ -71,6 +71,15 @@ def per_actor(controllers: list, actors: int) -> list[list]:
     return [controllers[k * size:(k + 1) * size] for k in range(actors)]
 
 
+def legal_actions(info: dict) -> torch.Tensor:
+    """The legal actions (1, A) of one env's `info["action_mask"]` (every action if it marks none)."""
+    if "action_mask" not in info:
+        raise ZooError("mask_actions: the env gives no info['action_mask'] to mask actions with; "
+                       "use mask_actions: false with this env")
+    legal = torch.as_tensor(np.asarray(info["action_mask"], bool)).reshape(1, -1)
+    return legal | ~legal.any()
+
+
 def vector_env(context: TrialContext, num_envs: int, seed: int):
     """The env's own vector form when it has one, else a SyncVectorEnv of single envs (both NEXT_STEP autoreset)."""
     if context.make_vector_env is not None:
@@ -107,11 +116,11 @@ class SubstrateAgent(Agent):
         try:
             self.system = LocalSystem(builder, params, self.envs, per_actor(self.controllers, params.actors),
                                       seed=context.seed, budget=context.budget)
+            for actor, seed in zip(self.system.actors, seeds):
+                actor.reset(seed=seed)
         except ValueError as exc:
             self.close()
             raise ZooError(str(exc)) from None
-        for actor, seed in zip(self.system.actors, seeds):
-            actor.reset(seed=seed)
 
     def train_step(self) -> None:
         """One round: the actors collect, then the learner trains on the replay."""
@@ -128,8 +137,8 @@ class SubstrateAgent(Agent):
             self.context.logger.log(self._steps, updates=self.system.learner.updates, **means)
 
     def evaluate(self, episodes: int, seed: int) -> list[float]:
-        """Returns of `episodes` episodes on one env with the learner's weights and stochastic behavior;
-        nothing is learned from them.
+        """Returns of `episodes` episodes on one env with the learner's weights and stochastic behavior
+        (on the legal actions alone with ``mask_actions``); nothing is learned from them.
 
         Behaviors per ``self.evaluation`` (``params.evaluation`` with auto resolved): mechanism: a fresh meta-controller of the same kind, sampled
         and updated episode by episode; best_region: episode k draws inside the best region of trained
@@ -148,16 +157,19 @@ class SubstrateAgent(Agent):
         returns = []
         try:
             for episode in range(episodes):
-                obs, _ = env.reset(seed=seed + episode)
+                obs, info = env.reset(seed=seed + episode)
                 choice = best[episode] if controller is None else controller.sample()
                 state, total, done = net.initial_state(1), 0.0, False
                 behavior = torch.as_tensor(choice.value, dtype=torch.float32).unsqueeze(0)
                 while not done:
                     with torch.inference_mode():
                         (adv, value), state = net.step(torch.as_tensor(np.asarray(obs)).unsqueeze(0), state)
-                        mu = policy(adv, value, behavior).exp()
+                        if self.params.mask_actions:
+                            mu = policy(adv, value, behavior, legal=legal_actions(info)).exp()
+                        else:
+                            mu = policy(adv, value, behavior).exp()
                         action = int(torch.multinomial(mu, 1, generator=generator))
-                    obs, reward, terminated, truncated, _ = env.step(action)
+                    obs, reward, terminated, truncated, info = env.step(action)
                     total += float(reward)
                     done = terminated or truncated
                 if controller is not None:

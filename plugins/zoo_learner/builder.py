@@ -12,6 +12,7 @@ times), which keeps the actor lag exact and the run deterministic for a seed. Th
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 
 import numpy as np
@@ -23,7 +24,7 @@ from .actor import VectorActor
 from .contracts import AgentBuilder
 from .learner import Learner, ParameterServer
 from .params import SubstrateParams
-from .replay import SequenceReplay
+from .replay import FIELDS, MASKED_FIELDS, SequenceReplay
 
 
 def planned_updates(params: SubstrateParams, budget, steps: int = 0, sequences: int = 0) -> int:
@@ -43,7 +44,8 @@ def planned_updates(params: SubstrateParams, budget, steps: int = 0, sequences: 
 
 
 def make_replay(params: SubstrateParams) -> SequenceReplay:
-    return SequenceReplay(reuse=params.reuse, capacity=params.capacity)
+    return SequenceReplay(reuse=params.reuse, capacity=params.capacity,
+                          fields=MASKED_FIELDS if params.mask_actions else FIELDS)
 
 
 def make_learner(builder: AgentBuilder, params: SubstrateParams, net: torch.nn.Module, server: ParameterServer,
@@ -57,9 +59,22 @@ def make_actor(builder: AgentBuilder, params: SubstrateParams, envs, net: torch.
     mode = envs.metadata.get("autoreset_mode")
     if mode is not None and getattr(mode, "value", mode) != "NextStep":
         raise ValueError(f"the actor needs a vector env with NEXT_STEP autoreset; this one has {mode}")
-    return VectorActor(envs, net, builder.behavior_policy(), controllers, sink, burn_in=params.burn_in,
+    policy = builder.behavior_policy()
+    if params.mask_actions and not accepts_legal(policy):
+        raise ValueError("mask_actions: this agent's behavior policy takes no legal-action mask (a `legal` "
+                         "keyword argument); use mask_actions: false")
+    return VectorActor(envs, net, policy, controllers, sink, burn_in=params.burn_in,
                        length=params.length, pull=pull, pull_every=params.pull_every, generator=generator,
-                       precision=params.actor_precision)
+                       precision=params.actor_precision, masked=params.mask_actions)
+
+
+def accepts_legal(policy) -> bool:
+    """Whether a behavior policy can be called with a ``legal`` keyword argument."""
+    try:
+        inspect.signature(policy).bind(None, None, None, legal=None)
+    except TypeError:
+        return False
+    return True
 
 
 def actor_seed(seed: int, index: int, num_envs: int) -> int:

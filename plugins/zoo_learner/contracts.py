@@ -36,11 +36,13 @@ class RecurrentNetwork(Protocol):
 
 
 #: ``(adv (n, heads, A), value (n, heads), behavior (n, k)) -> log behavior probabilities (n, A)``:
-#: how an agent acts given its heads and the episode's behavior point (one row per env slot).
+#: how an agent acts given its heads and the episode's behavior point (one row per env slot). With
+#: ``mask_actions`` the substrate also passes ``legal=`` (n, A) bools, and the illegal actions must get -inf.
 BehaviorPolicy = Callable[["torch.Tensor", "torch.Tensor", "torch.Tensor"], "torch.Tensor"]
 
 #: ``(network, batch) -> (loss, diagnostics)``: one learner update's loss on a time-major batch of
-#: sequences (``obs``, ``action``, ``reward``, ``done``, ``mu``, ``train``, ``valid`` with rows first;
+#: sequences (``obs``, ``action``, ``reward``, ``done``, ``mu``, ``train``, ``valid`` and, with
+#: ``mask_actions``, ``legal`` with rows first;
 #: ``state``, ``behavior``, ``arm`` per sequence) and the scalars to log (each as ``learner/<name>``).
 LossFn = Callable[[Any, dict[str, "torch.Tensor"]], tuple["torch.Tensor", dict[str, float]]]
 

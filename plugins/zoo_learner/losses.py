@@ -39,7 +39,8 @@ class Rows:
     """The rows after burn-in of a time-major batch: T + 1 per sequence, the last one the bootstrap row.
 
     ``action`` (T+1, B, 1), ``train`` (T+1, B) as floats, ``mu`` (T+1, B, A) the stored behavior
-    probabilities; ``reward`` and ``done`` (T, B) cover the rows that have a successor.
+    probabilities; ``reward`` and ``done`` (T, B) cover the rows that have a successor. ``legal``
+    (T+1, B, A) holds the legal actions of a batch from an actor that masks actions, else None.
     """
 
     action: torch.Tensor
@@ -47,6 +48,7 @@ class Rows:
     mu: torch.Tensor
     reward: torch.Tensor
     done: torch.Tensor
+    legal: torch.Tensor | None = None
 
     @classmethod
     def after_burn_in(cls, batch: dict[str, torch.Tensor], burn_in: int) -> Rows:
@@ -54,8 +56,9 @@ class Rows:
         # The last row is the bootstrap row: it has an observation and a value but no reward or
         # termination of its own, hence [:-1] on those two.
         rows = slice(burn_in, None)
+        legal = batch["legal"][rows] if "legal" in batch else None
         return cls(action=batch["action"][rows].unsqueeze(-1), train=batch["train"][rows].float(),
-                   mu=batch["mu"][rows], reward=batch["reward"][rows][:-1], done=batch["done"][rows][:-1])
+                   mu=batch["mu"][rows], reward=batch["reward"][rows][:-1], done=batch["done"][rows][:-1], legal=legal)
 
     @property
     def mask(self) -> torch.Tensor:

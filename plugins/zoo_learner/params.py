@@ -76,6 +76,11 @@ class SubstrateParams(Params):
     actor_cpus: float = Field(default=1.0, gt=0, le=256, description="ray backend: logical CPUs each actor process "
                               "asks the cluster for (below 1 packs more actors than cores, e.g. 0.5 for 2 actors "
                               "beside a trial on 2 cores)")
+    mask_actions: bool = Field(
+        default=False, description="act only on the legal actions the env gives in info['action_mask'] (GOHR: "
+        "the moves of occupied cells): the behavior policies, the learning policy and its V-trace and Retrace "
+        "terms are restricted to them and renormalized, and the masks are stored with the sequences. The papers "
+        "had no masks (Atari's 18 actions are all legal); false reproduces the unmasked agents exactly")
     controller_scope: Literal["per_env", "shared"] = Field(default="per_env", description="one meta-controller per env slot, or one per actor")
     evaluation: EvaluationMode = Field(
         default="mechanism", description="behaviors of evaluation episodes. mechanism: a fresh meta-controller of the "

@@ -5,7 +5,8 @@ rows, and one bootstrap row. Consecutive sequences of an episode start `length` 
 every step is trained in exactly one sequence; the next sequence's burn-in is the tail of the
 previous one. A sequence never crosses an episode boundary: the first one of an episode is
 left-padded (rows marked invalid, the stored state is the episode's initial state), and the last
-one ends at the episode's final observation (its bootstrap row), right-padded.
+one ends at the episode's final observation (its bootstrap row), right-padded. With `masked`, each
+row also holds the env's legal actions (``legal``); padding rows have none.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ import numpy as np
 class SequenceWriter:
     """Per-env row buffers of a vector of actors, written for all envs at once."""
 
-    #: the arrays that hold its whole state
+    #: the arrays that hold its whole state (and ``legal`` when masked)
     STATE = ("obs", "action", "reward", "done", "mu", "state", "pos", "valid_from")
 
     def __init__(self, num_envs: int, obs_shape: tuple[int, ...], obs_dtype, actions: int, state_size: int,
-                 burn_in: int, length: int):
+                 burn_in: int, length: int, masked: bool = False):
         self.burn_in, self.length = burn_in, length
+        #: the per-row arrays a sequence carries, and the names of the whole state
+        self.rows_fields = ("obs", "action", "reward", "done", "mu", *(("legal",) if masked else ()))
+        self.state_names = (*self.STATE, *(("legal",) if masked else ()))
         rows = burn_in + length + 1
         self.rows = rows
         self.obs = np.zeros((num_envs, rows, *obs_shape), obs_dtype)
@@ -32,13 +36,18 @@ class SequenceWriter:
         self.state = np.zeros((num_envs, rows, state_size), np.float32)
         self.pos = np.full(num_envs, burn_in, np.int64)
         self.valid_from = np.full(num_envs, burn_in, np.int64)
+        if masked:
+            self.legal = np.zeros((num_envs, rows, actions), bool)
 
-    def write(self, envs: np.ndarray, obs, action, mu, state) -> np.ndarray:
-        """Append one row (observation, action taken, behavior probabilities, state before the step) for `envs`.
+    def write(self, envs: np.ndarray, obs, action, mu, state, legal=None) -> np.ndarray:
+        """Append one row (observation, action taken, behavior probabilities, state before the step and,
+        when masked, the legal actions) for `envs`.
 
         Returns the envs whose buffer is now full.
         """
         pos = self.pos[envs]
+        if legal is not None:
+            self.legal[envs, pos] = legal
         self.obs[envs, pos] = obs
         self.action[envs, pos] = action
         self.mu[envs, pos] = mu
@@ -63,7 +72,7 @@ class SequenceWriter:
         pos, start = int(self.pos[env]), int(self.valid_from[env])
         rows = np.arange(self.rows)
         valid = (rows >= start) & (rows < pos)
-        sequence = {name: getattr(self, name)[env].copy() for name in ("obs", "action", "reward", "done", "mu")}
+        sequence = {name: getattr(self, name)[env].copy() for name in self.rows_fields}
         for array in sequence.values():
             array[~valid] = 0
         return {
@@ -81,7 +90,7 @@ class SequenceWriter:
         # trained row, so consecutive sequences overlap by burn_in + 1 rows and every step is trained
         # exactly once. Left padding moves back by `length` rows with the rest.
         keep = self.burn_in + 1
-        for buffer in (self.obs, self.action, self.reward, self.done, self.mu, self.state):
+        for buffer in (*(getattr(self, name) for name in self.rows_fields), self.state):
             buffer[env, :keep] = buffer[env, self.rows - keep:].copy()
         self.pos[env] = keep
         self.valid_from[env] = max(0, int(self.valid_from[env]) - self.length)

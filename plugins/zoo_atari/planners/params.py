@@ -36,5 +36,5 @@ class UCTParams(Params):
         "actions leading to the same emulator state enter the tree once (the paper's optimisation, Section 3.2.1)"))
     reuse_tree: bool = Field(default=True, description="the played action's subtree is the next root (Section 3.2.1)")
     normalise_rewards: bool = Field(default=True, description=(
-        "rewards divided by the first non-zero reward's magnitude of the episode (an option of the ALE search "
-        "code; C = 0.1 assumes it)"))
+        "rewards divided by the magnitude of the first non-zero reward the search simulates in the episode (an "
+        "option of the ALE search code; C = 0.1 assumes it)"))

@@ -10,8 +10,10 @@ after it). After the simulations the root's most visited action is played.
 The paper's one optimisation: when a node's children are expanded their emulator states are
 compared, and actions that lead to the same state enter the tree once. The subtree of the action
 played becomes the next root when the game reached the state the tree predicted. Rewards are
-divided by the magnitude of the first non-zero reward seen in the episode, so that the exploration
-constant works on one scale across games (returns before it are all zero, so no statistic changes).
+divided by the magnitude of the first non-zero reward the search simulates in the episode (in an
+expansion or a rollout, possibly before the game has paid any), so that the exploration constant
+works on one scale across games (the simulated returns before it are all zero, so no statistic
+changes).
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ from zoo.registry import get_registry
 from zoo.spec import load_spec_text
 
 
-def trial(agent, tmp_path, extra=""):
+def trial(agent, tmp_path, extra="", meta=""):
     torch.set_num_threads(1)
     agent_block = f"{{type: {agent}, {zoo_testing.TINY_SUBSTRATE}{extra}}}"
-    return zoo_testing.trial(zoo_testing.cartpole_spec(agent_block, steps=200), tmp_path, seed=3)
+    return zoo_testing.trial(zoo_testing.cartpole_spec(agent_block, steps=200, extra=meta), tmp_path, seed=3)
 
 
 def states(agent):
@@ -29,7 +29,8 @@ def states(agent):
     ("lbc", "", [37.0, 12.0, 11.0, 37.0]),
 ])
 def test_the_mechanism_mode_returns_what_it_did_before_best_region_existed(agent, extra, returns, tmp_path):
-    built = trial(agent, tmp_path, extra)
+    # GDI's bandits as they were then: over 1/tau itself (its default now searches x = log(1 + 1/tau))
+    built = trial(agent, tmp_path, extra, "meta_controller: {type: gdi_bandits}\n" if agent == "gdi-i3" else "")
     assert built.agent.params.evaluation == "mechanism"  # GDI's and LBC's default; DiCE's when asked for
     built.agent.learn(200)
     assert built.agent.evaluate(4, seed=11) == returns

@@ -1,5 +1,6 @@
 """The learner's schedules: warm-up, linear decay, and a decay that ends with the budget."""
 
+import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -8,6 +9,7 @@ import pytest
 import torch
 from toy_envs import corridor_context
 from zoo_gdi.params import GDIParams
+from zoo_learner.agent import default_controller
 from zoo_learner.builder import planned_updates
 from zoo_learner.learner import Learner, ParameterServer
 from zoo_learner.params import OptimizerParams, SubstrateParams
@@ -45,7 +47,8 @@ def test_learning_rate_reaches_zero_with_the_budget_despite_padded_sequences(tmp
     sequences are padded: the naive plan (steps * reuse / (batch * length)) would end the decay
     at less than half the run."""
     steps = 3000
-    context = corridor_context(tmp_path, 0, steps)
+    # with the bandits over 1/tau itself, whose short episodes this run was sized for
+    context = dataclasses.replace(corridor_context(tmp_path, 0, steps), meta_controller=default_controller("gdi_bandits"))
     params = GDIParams.model_validate({"num_envs": 4, "batch": 4, "length": 16, "burn_in": 2,
                                        "optimizer": {"warmup": 10}, "network": {"hidden": [8], "lstm": 0}})
     agent = get_registry().get("agent", "gdi-i3").factory(params, context)

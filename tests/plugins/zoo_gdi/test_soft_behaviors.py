@@ -1,0 +1,86 @@
+"""GDI's default E keeps playing soft behaviors once greedy ones return more (docs/substrate.md, the relapse).
+
+On GOHR a near-greedy pi_lambda repeats a rejected move for the rest of the board (the board does not
+change), and it gets no gradient to unlearn it: with Q = A - E_pi A + V and the softmax policy gradient,
+both of the taken action's terms scale with 1 - pi(a). Only episodes with a soft component (1/tau
+small) bring the corrections. Searching 1/tau itself, the bandits stopped playing those episodes once
+the agent had learned (their returns are lower) and GDI-I3 relapsed to random play in 6 of 8 seeds;
+searching App. G's x = log(1 + 1/tau) they keep playing them and none relapsed.
+"""
+
+import numpy as np
+import pytest
+import torch
+from zoo_gdi.behavior import behavior_space
+from zoo_gdi.loss import GDILoss
+from zoo_gdi.plugin import DEFAULT_CONTROLLERS
+from zoo_learner.agent import default_controller
+
+SOFT = 5.0  # 1/tau below this: a component that explores
+
+
+def soft_share(choice) -> float:
+    """The weight of pi_lambda's components whose inverse temperature is below SOFT."""
+    beta1, beta2, eps = choice.value
+    return eps * (beta1 < SOFT) + (1 - eps) * (beta2 < SOFT)
+
+
+def played_soft_share(controller, rng, episodes=400) -> float:
+    """Mean soft share over the second half of `episodes` episodes whose return falls with the soft share
+    (a learned agent: each exploring move may cost an error)."""
+    shares = []
+    for k in range(episodes):
+        choice = controller.sample()
+        share = soft_share(choice)
+        controller.update(choice, -10.0 * share + rng.normal())
+        if k >= episodes // 2:
+            shares.append(share)
+    return float(np.mean(shares))
+
+
+def test_the_default_bandits_keep_playing_soft_behaviors_after_learning():
+    name, params = DEFAULT_CONTROLLERS["none"]
+    make = default_controller(name, **params)
+    space = behavior_space("none")
+    shares = [played_soft_share(make(space, np.random.default_rng(seed)), np.random.default_rng(100 + seed))
+              for seed in range(6)]
+    # x = log(1 + 1/tau): 0.04 to 0.15 per seed (mean 0.10); over 1/tau itself: 0.005 to 0.02 (mean 0.011)
+    assert np.mean(shares) > 0.05, shares
+
+
+@pytest.mark.parametrize("ablation", ["none", "boltzmann_selection"])
+def test_the_default_bandits_search_inverse_temperatures_as_log1p(ablation):
+    name, params = DEFAULT_CONTROLLERS[ablation]
+    controller = default_controller(name, **params)(behavior_space(ablation), np.random.default_rng(0))
+    # half of x's range, log(1 + 1/tau) < log(51) / 2, is 1/tau < sqrt(51) - 1 = 6.1
+    values = np.array([controller.sample().value[0] for _ in range(300)])
+    assert 0.3 < np.mean(values < np.sqrt(51) - 1) < 0.7
+
+
+def test_a_greedy_behavior_leaves_its_taken_action_without_gradient():
+    """Why the soft episodes matter: at 1/tau = 50 the loss on a repeated wrong move barely moves the
+    advantage that chose it; at 1/tau = 1 it pushes it down."""
+    loss = GDILoss(ablation="none", burn_in=0, gamma=0.9, rho_bar=1.05, c_bar=1.05, scales=(1.0, 10.0, 10.0),
+                   shapings=("log",))
+    rows, actions = 6, 4
+
+    def grad_of_taken(beta):
+        adv = torch.tensor([1.0, 0.0, 0.5, 0.2]).repeat(rows, 1, 1, 1).requires_grad_()  # (T+1, B=1, heads, A)
+        value = torch.full((rows, 1, 1), -2.0, requires_grad=True)
+        behavior = torch.tensor([[beta, beta, 1.0]])
+        mu = loss.behavior_policy(adv.detach()[:, 0], None, behavior)[None].exp().reshape(rows, 1, actions)
+        data = {"obs": torch.zeros(rows, 1, 1), "state": torch.zeros(1, 1), "valid": torch.ones(rows, 1, dtype=bool),
+                "action": torch.zeros(rows, 1, dtype=torch.long), "mu": mu, "reward": -torch.ones(rows, 1),
+                "done": torch.zeros(rows, 1), "train": torch.ones(rows, 1, dtype=bool), "behavior": behavior}
+        data["train"][-1] = False
+
+        class Net:
+            def unroll(self, *args):
+                return adv, value
+
+        total, _ = loss(Net(), data)
+        (grad,) = torch.autograd.grad(total, adv)
+        return float(grad[:-1, 0, 0, 0].sum())  # d loss / d A(wrong move): > 0 pushes it down
+
+    assert grad_of_taken(1.0) > 1.0
+    assert abs(grad_of_taken(50.0)) < 1e-6

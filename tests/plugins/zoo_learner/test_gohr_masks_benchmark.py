@@ -1,0 +1,61 @@
+"""benchmarks/gohr_masks.py: its specs are the board's, its TCE counts errors, its table's tests point the right way."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from zoo.registry import get_registry
+from zoo.spec import load_spec_text
+
+SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "gohr_masks.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("gohr_masks", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_cell_is_a_valid_spec_at_the_boards_budget(bench):
+    for rule in bench.RULES:
+        for agent in bench.AGENTS:
+            spec = load_spec_text(bench.spec_text(rule, agent, 3), get_registry())
+            assert spec.budget.steps == 4000 and spec.seeds == [3] and spec.env.rule == rule
+            assert getattr(spec.agent, "mask_actions", False) is agent.endswith("-masked")
+
+
+def test_tce_is_the_errors_of_the_finished_boards(bench, tmp_path):
+    trial = tmp_path / "trials" / "000"
+    trial.mkdir(parents=True)
+    rows = [{"step": 9, "episode_return": -3.0}, {"step": 10, "updates": 2}, {"step": 30, "episode_return": -17.0}]
+    (trial / "metrics.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    (trial / "result.json").write_text(json.dumps({"cpu_seconds": 1.5}))
+    (tmp_path / "run.json").write_text("{}")
+    assert bench.tce(tmp_path) == (20.0, 1.5)
+
+
+def test_the_table_tests_fewer_errors_against_random_and_against_unmasked(bench):
+    scores = {"random-legal": [30.0, 31, 32, 33, 34], "gdi-i3": [40.0, 41, 42, 43, 44],
+              "gdi-i3-masked": [10.0, 11, 12, 13, 14]}
+    lines = bench.table(scores).splitlines()
+    assert lines[2].startswith("| random-legal | 5 | 32.00 [") and lines[2].endswith("|  |  |")
+    assert lines[3].startswith("| gdi-i3 | 5 |") and lines[3].endswith("| 1 |  |")
+    assert lines[4].startswith("| gdi-i3-masked | 5 |") and lines[4].endswith("| 0.004 | 0.004 |")
+
+
+@pytest.mark.parametrize("args, message", [(["--agents", "gdi-i3"], "must include random-legal"),
+                                           (["--rules", "paper/nope"], "unknown rule 'paper/nope'"),
+                                           (["--seeds", "1"], "at least 2")])
+def test_bad_arguments_are_refused_with_a_message(args, message, tmp_path):
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "out"), *args], capture_output=True, text=True)
+    assert done.returncode == 2 and message in done.stderr
+    assert not (tmp_path / "out").exists()
