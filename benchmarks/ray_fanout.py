@@ -40,8 +40,7 @@ def spec_text(world: str, trials: int, backend: str) -> str:
 
 def timed_run(root: Path, name: str, text: str) -> float:
     """Wall seconds of preparing and training one run of `text`."""
-    from zoo.registry import get_registry
-    from zoo.run import execute_run, prepare_run
+    from zoo import execute_run, get_registry, prepare_run
 
     source = root / f"{name}.yaml"
     source.write_text(text)

@@ -101,9 +101,7 @@ def spec_text(world: World, variant: str, seed: int, steps: int) -> str:
 
 def train_cell(folder: Path, text: str) -> None:
     """Create the run at `folder` from `text` unless it exists, then train what is left of it (nothing once finished)."""
-    from zoo.registry import get_registry
-    from zoo.run import execute_run, prepare_run
-    from zoo.store import RunFolder
+    from zoo import RunFolder, execute_run, get_registry, prepare_run
 
     registry = get_registry()
     run = RunFolder(folder)
@@ -120,7 +118,7 @@ def train_cell(folder: Path, text: str) -> None:
 
 def read_cell(folder: Path) -> dict[str, float]:
     """A finished cell's final evaluation return, area under its learning curve and CPU seconds."""
-    from zoo.store import RunFolder
+    from zoo import RunFolder
 
     trial = RunFolder(folder).trial_dir(0)
     result = json.loads((trial / "result.json").read_text())

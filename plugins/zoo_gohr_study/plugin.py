@@ -10,9 +10,18 @@ from pathlib import Path
 
 import typer
 
-from zoo import AgentEntry, DocumentEntry, ReporterEntry, ZooError, hookimpl
-from zoo.backend_cli import BackendChoice, backend_options
-from zoo.cli import seed_option, set_option, trials_option
+from zoo import (
+    AgentEntry,
+    BackendChoice,
+    DocumentEntry,
+    ReporterEntry,
+    ZooError,
+    backend_options,
+    hookimpl,
+    seed_option,
+    set_option,
+    trials_option,
+)
 
 
 def _report(runs, out):
@@ -61,9 +70,7 @@ def study(
     """Train every run of a study (overrides apply to each), then write the report of all of them."""
     from zoo_report.report import open_runs, report
 
-    from zoo.overrides import Overrides
-    from zoo.registry import get_registry
-    from zoo.store import default_runs_dir
+    from zoo import Overrides, default_runs_dir, get_registry
 
     from .study import run_study
 
@@ -81,8 +88,7 @@ def study(
 
 def _validate_study(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a study file: every run's spec, and with `build` each run's objects built once."""
-    from zoo.run import preflight
-    from zoo.spec import load_spec_text
+    from zoo import load_spec_text, preflight
 
     from .study import load_study
 
@@ -98,7 +104,7 @@ def _validate_study(path: Path, registry, build: bool) -> str:
 
 def _validate_board(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a leaderboard board: every cell's spec, and with `build` each cell's objects built once."""
-    from zoo.run import preflight
+    from zoo import preflight
 
     from .leaderboard.board import load_board
 

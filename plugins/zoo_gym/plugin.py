@@ -6,8 +6,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from zoo import EnvEntry, Params, hookimpl, seeded_env
-from zoo.errors import did_you_mean
+from zoo import EnvEntry, Params, did_you_mean, hookimpl, seeded_env
 
 
 class GymEnvParams(Params):

@@ -71,8 +71,8 @@ def connect(backend: Any):
 
 
 def rebuild_block(kind: str, name: str, params: type, data: dict[str, Any]):
-    """A spec block made again from its plain data, with the class the spec gives it (zoo.spec.tagged_model)."""
-    from zoo.spec import tagged_model
+    """A spec block made again from its plain data, with the class the spec gives it (zoo.tagged_model)."""
+    from zoo import tagged_model
 
     return tagged_model(kind, name, params).model_validate(data)
 

@@ -14,11 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from zoo import ReporterEntry, ZooError
-from zoo.integrity import annotate_report, caveats
-from zoo.registry import Registry
-from zoo.returns import final_returns, trial_returns
-from zoo.store import RunFolder, atomic_write_text, read_json
+from zoo import (
+    Registry,
+    ReporterEntry,
+    RunFolder,
+    ZooError,
+    annotate_report,
+    atomic_write_text,
+    caveats,
+    final_returns,
+    read_json,
+    trial_returns,
+)
 
 from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
 

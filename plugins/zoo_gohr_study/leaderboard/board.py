@@ -29,11 +29,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from zoo import __version__
-from zoo.errors import Problem, SpecError, did_you_mean
-from zoo.registry import Registry
-from zoo.spec import SpecBase, parse_spec
-from zoo.yamlio import Loc, LocatedDocument, load_file
+from zoo import (
+    Loc,
+    LocatedDocument,
+    Problem,
+    Registry,
+    SpecBase,
+    SpecError,
+    __version__,
+    did_you_mean,
+    load_file,
+    parse_spec,
+)
 
 from ..study import merged
 from .recorded import is_recorded, recorded_key

@@ -15,9 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from zoo.errors import ZooError
-from zoo.registry import Registry
-from zoo.store import RunFolder
+from zoo import Registry, RunFolder, ZooError
 
 from .board import CellPlan
 from .recorded import TOO_FEW, is_recorded, shortfall, write_cell
@@ -50,7 +48,7 @@ def cell_state(plan: CellPlan, runs_dir: Path) -> CellState:
 
 def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: bool) -> str:
     """Create the cell's run folder if needed and train it; returns the run's final status."""
-    from zoo.run import execute_run, prepare_run
+    from zoo import execute_run, prepare_run
 
     if is_recorded(cell.plan.spec):
         return write_cell(cell.plan.spec, cell.plan.rule, cell.folder)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from zoo.errors import RunFailed, ZooError
+from zoo import RunFailed, ZooError
 
 
 def _extra_agents(values: list[str]) -> dict:
@@ -14,8 +14,7 @@ def _extra_agents(values: list[str]) -> dict:
     trials and backend (the keys of a board's agent entry)."""
     from pydantic import ValidationError
 
-    from zoo.errors import Problem, SpecError
-    from zoo.yamlio import load_file
+    from zoo import Problem, SpecError, load_file
 
     from .board import Contender, placed_problem
 
@@ -45,8 +44,7 @@ def leaderboard(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
 ) -> None:
     """Run every (agent, rule) cell of a board that is not done yet, then write its HTML, Markdown, JSON and CSV."""
-    from zoo.registry import get_registry
-    from zoo.store import default_runs_dir
+    from zoo import default_runs_dir, get_registry
 
     from .board import load_board
     from .cells import cell_state, run_cell
@@ -93,7 +91,7 @@ def leaderboard(
 def publish(loaded, states, out: Path) -> list[Path]:
     """Score the finished cells and write leaderboard.json, cells.csv, ranking.csv, the curves of every
     rule (curves/*.svg), leaderboard.md and leaderboard.html."""
-    from zoo.store import RunFolder
+    from zoo import RunFolder
 
     from .outputs import write_csv, write_json, write_markdown
     from .page import write_figures, write_html

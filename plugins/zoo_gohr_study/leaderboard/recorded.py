@@ -14,8 +14,7 @@ from pathlib import Path
 
 from zoo_gohr.web.recorded import HUMAN, recorded_digest, recorded_trials
 
-from zoo.errors import ZooError
-from zoo.spec import SpecBase
+from zoo import SpecBase, ZooError
 
 #: the state of a recorded cell with fewer players than the column asks for
 TOO_FEW = "too few trials"

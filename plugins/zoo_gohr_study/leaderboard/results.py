@@ -13,9 +13,7 @@ from pathlib import Path
 import numpy as np
 from zoo_report.stats.bands import median_bands
 
-from zoo import __version__
-from zoo.integrity import caveats, unfinished
-from zoo.store import MANIFEST, RunFolder
+from zoo import MANIFEST, RunFolder, __version__, caveats, unfinished
 
 from .board import LoadedBoard
 from .cells import CellState
