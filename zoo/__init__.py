@@ -96,7 +96,6 @@ from .collect import (
     collect_runs,  # the run folders named by run ids, run folders, study folders or runs folders
 )
 from .integrity import (
-    annotate_report,  # put each run's caveats at the top of its report files
     caveats,  # what a report of a run must say beside its numbers (unfinished, lost rows)
     unfinished,  # "run X is interrupted, not finished: ..." or None
 )
@@ -150,7 +149,7 @@ __all__ = [
     # run folders
     "COMPLETE", "MANIFEST", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
     "default_runs_dir", "iter_checkpoints", "now", "read_json", "read_metrics",
-    "FINAL_FRACTION", "final_returns", "trial_returns", "STUDY_LEDGER", "collect_runs", "annotate_report", "caveats", "unfinished",
+    "FINAL_FRACTION", "final_returns", "trial_returns", "STUDY_LEDGER", "collect_runs", "caveats", "unfinished",
     "load_agent",
     # training, resuming, backends
     "StopFlag", "backend_for", "execute_run", "preflight", "prepare_run",

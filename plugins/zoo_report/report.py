@@ -19,7 +19,6 @@ from zoo import (
     ReporterEntry,
     RunFolder,
     ZooError,
-    annotate_report,
     atomic_write_text,
     caveats,
     final_returns,
@@ -27,6 +26,7 @@ from zoo import (
     trial_returns,
 )
 
+from .caveats import annotate_report
 from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
 
 log = logging.getLogger("zoo")
