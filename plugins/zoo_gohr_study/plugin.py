@@ -14,10 +14,15 @@ from zoo import (
     AgentEntry,
     BackendChoice,
     DocumentEntry,
+    Overrides,
     ReporterEntry,
     ZooError,
     backend_options,
+    default_runs_dir,
+    get_registry,
     hookimpl,
+    load_spec_text,
+    preflight,
     seed_option,
     set_option,
     trials_option,
@@ -70,8 +75,6 @@ def study(
     """Train every run of a study (overrides apply to each), then write the report of all of them."""
     from zoo_report.report import open_runs, report
 
-    from zoo import Overrides, default_runs_dir, get_registry
-
     from .study import run_study
 
     registry = get_registry()
@@ -88,8 +91,6 @@ def study(
 
 def _validate_study(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a study file: every run's spec, and with `build` each run's objects built once."""
-    from zoo import load_spec_text, preflight
-
     from .study import load_study
 
     study, texts = load_study(path, registry)
@@ -104,8 +105,6 @@ def _validate_study(path: Path, registry, build: bool) -> str:
 
 def _validate_board(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a leaderboard board: every cell's spec, and with `build` each cell's objects built once."""
-    from zoo import preflight
-
     from .leaderboard.board import load_board
 
     loaded = load_board(path, registry)

@@ -29,12 +29,16 @@ from zoo import (
     LocatedDocument,
     Overrides,
     Registry,
+    RunFailed,
     RunFolder,
     SpecError,
+    ZooError,
     atomic_write_json,
     atomic_write_text,
+    execute_run,
     load_file,
     parse_spec,
+    prepare_run,
     read_json,
 )
 
@@ -100,8 +104,6 @@ def run_study(
 
     Returns the study's folder, the run folders so far and the status: "finished", or "interrupted" (Ctrl-C).
     """
-    from zoo import RunFailed, ZooError, execute_run, prepare_run
-
     if resume and overrides and overrides.as_list():
         raise ZooError("--resume continues a study as it was started; drop --set, --seed and --trials")
     study, texts = load_study(path, registry, overrides)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from zoo import Registry, RunFolder, ZooError
+from zoo import Registry, RunFolder, ZooError, execute_run, prepare_run
 
 from .board import CellPlan
 from .recorded import TOO_FEW, is_recorded, shortfall, write_cell
@@ -48,8 +48,6 @@ def cell_state(plan: CellPlan, runs_dir: Path) -> CellState:
 
 def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: bool) -> str:
     """Create the cell's run folder if needed and train it; returns the run's final status."""
-    from zoo import execute_run, prepare_run
-
     if is_recorded(cell.plan.spec):
         return write_cell(cell.plan.spec, cell.plan.rule, cell.folder)
     if cell.state == "new":

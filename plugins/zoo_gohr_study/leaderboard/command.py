@@ -6,15 +6,13 @@ from pathlib import Path
 
 import typer
 
-from zoo import RunFailed, ZooError
+from zoo import Problem, RunFailed, RunFolder, SpecError, ZooError, default_runs_dir, get_registry, load_file
 
 
 def _extra_agents(values: list[str]) -> dict:
     """``LABEL=FILE`` options: each file holds an agent block and, optionally, meta_controller, budget,
     trials and backend (the keys of a board's agent entry)."""
     from pydantic import ValidationError
-
-    from zoo import Problem, SpecError, load_file
 
     from .board import Contender, placed_problem
 
@@ -44,8 +42,6 @@ def leaderboard(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
 ) -> None:
     """Run every (agent, rule) cell of a board that is not done yet, then write its HTML, Markdown, JSON and CSV."""
-    from zoo import default_runs_dir, get_registry
-
     from .board import load_board
     from .cells import cell_state, run_cell
     from .recorded import TOO_FEW
@@ -91,8 +87,6 @@ def leaderboard(
 def publish(loaded, states, out: Path) -> list[Path]:
     """Score the finished cells and write leaderboard.json, cells.csv, ranking.csv, the curves of every
     rule (curves/*.svg), leaderboard.md and leaderboard.html."""
-    from zoo import RunFolder
-
     from .outputs import write_csv, write_json, write_markdown
     from .page import write_figures, write_html
     from .readout import read_cell
