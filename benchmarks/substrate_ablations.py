@@ -2,7 +2,7 @@
 
 Each variant trains the same number of steps on each world (a GOHR rule and a MinAtar game), one
 ``zoo`` run per (world, variant, seed) under OUT/WORLD/STEPS-steps/VARIANT/seed-S, through the same code as
-``zoo train`` (`zoo.run.prepare_run` and `execute_run`). A run already finished under OUT is read,
+``zoo train`` (`zoo.prepare_run` and `execute_run`). A run already finished under OUT is read,
 not trained again, and an unfinished one is resumed, so the benchmark can be run in pieces. The
 metrics are the mean return of the final evaluation (`budget.eval_episodes` episodes after the
 last step, the agent's own evaluation protocol) and the area under the learning curve, the mean

@@ -2,7 +2,7 @@
 
 No filesystem is shared with the workers. The driver (the process of ``zoo train``) sends a task the
 run's spec and manifest and the group's folders as it holds them; the task trains in a scratch copy
-(`zoo.trials.run_trials`, as the local backend does) and posts progress and the changes of the group's
+(`zoo.run_trials`, as the local backend does) and posts progress and the changes of the group's
 folders (`zoo_ray.mirror`) to a mailbox actor on the driver's node, which the driver empties into the run
 folder. The driver's copy so holds each checkpoint once it is complete; when a worker (or its node)
 dies, the group is sent again, from that copy, to a new task, at most ``max_retries`` times.
