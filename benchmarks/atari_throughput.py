@@ -168,7 +168,7 @@ def sarsa_pipeline(game: str, feature: str) -> Work:
 
     from zoo_sarsa.agent import SarsaAgent, SarsaParams
 
-    from zoo.registry import get_registry
+    from zoo import get_registry
 
     get_registry()
     features = {"type": feature, **({"preprocessing_frames": 6000} if feature == "disco" else {})}

@@ -126,7 +126,7 @@ def main() -> None:
     import torch
     from zoo_board.board import load_board
 
-    from zoo.registry import get_registry
+    from zoo import get_registry
 
     torch.set_num_threads(1)
     registry = get_registry()

@@ -32,8 +32,7 @@ DICE_ON_GOHR = ("type: dice, preset: cpu_small, gamma: 0.9, reuse: 8, length: 10
 
 def evaluation_returns(spec, steps: int, seed: int, episodes: int) -> dict[str, float]:
     """Mean evaluation return of each mode after training one agent `steps` steps with `seed`."""
-    from zoo.registry import get_registry
-    from zoo.run import build_trial
+    from zoo import build_trial, get_registry
 
     with tempfile.TemporaryDirectory() as folder:
         built = build_trial(spec, get_registry(), seed=seed, trial=0, directory=Path(folder), tensorboard=False)

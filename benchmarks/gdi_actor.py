@@ -108,9 +108,7 @@ def bare_loop(game, envs):
 
 
 def gdi_actor(game, envs, network: str, folder: Path, precision: str = "float32"):
-    from zoo.registry import get_registry
-    from zoo.run import build_trial
-    from zoo.spec import load_spec_text
+    from zoo import build_trial, get_registry, load_spec_text
 
     spec = load_spec_text(
         f"env: {{type: atari, game: {game}, protocol: {{name: {PROTOCOL}}}}}\n"

@@ -60,7 +60,7 @@ def spec_text(rule: str, agent: str, seed: int) -> str:
 
 def tce(folder: Path) -> tuple[float, float]:
     """(TCE, CPU seconds) of a finished run: minus the sum of its finished episodes' returns (-1 per error)."""
-    from zoo.store import RunFolder
+    from zoo import RunFolder
 
     trial = RunFolder(folder).trial_dir(0)
     rows = [json.loads(line) for line in (trial / "metrics.jsonl").read_text().splitlines()]

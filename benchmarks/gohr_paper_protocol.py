@@ -32,7 +32,7 @@ def main() -> None:
     from zoo_gohr_study.study import run_study
     from zoo_report.report import open_runs, report
 
-    from zoo.registry import get_registry
+    from zoo import get_registry
 
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-gohr-protocol-"))

@@ -52,9 +52,7 @@ def train(reading: str, runs_dir: Path, report_dir: Path | None, trials: int | N
     from zoo_gohr_study.reporter import labelled, report, summarize
     from zoo_gohr_study.study import run_study
 
-    from zoo.overrides import Overrides
-    from zoo.registry import get_registry
-    from zoo.store import RunFolder
+    from zoo import Overrides, RunFolder, get_registry
 
     registry = get_registry()
     started = time.perf_counter()
@@ -107,7 +105,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     from leaderboard_walltime import cpu_description
 
-    from zoo.store import atomic_write_text
+    from zoo import atomic_write_text
 
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     for reading in args.readings:

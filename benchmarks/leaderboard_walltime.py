@@ -65,7 +65,7 @@ def main() -> None:
     from zoo_board.cells import cell_state, run_cell
     from zoo_gohr_study.leaderboard.board import load_board
 
-    from zoo.registry import get_registry
+    from zoo import get_registry
 
     torch.set_num_threads(1)
     registry = get_registry()

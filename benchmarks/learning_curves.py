@@ -35,7 +35,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from zoo.returns import FINAL_FRACTION  # noqa: E402
+from zoo import FINAL_FRACTION  # noqa: E402
 
 SUBSTRATE_AGENTS = {
     "gdi-i3": "type: gdi-i3",
@@ -64,16 +64,14 @@ DEFAULT_AGENTS = "gdi-i3,gdi-h3,gdi-i3-without-E,dice,dice-baseline,lbc,lbc-redu
 
 
 def load(env: str, agent: str, steps: int):
-    from zoo.registry import get_registry
-    from zoo.spec import load_spec_text
+    from zoo import get_registry, load_spec_text
 
     return load_spec_text(f"env: {env}\nagent: {{{agent}}}\nbudget: {{steps: {steps}}}\n", get_registry())
 
 
 def run(spec, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
     """(step at the end of each training episode, its raw return, CPU seconds of learning)."""
-    from zoo.registry import get_registry
-    from zoo.run import build_trial
+    from zoo import build_trial, get_registry
 
     with tempfile.TemporaryDirectory() as folder:
         built = build_trial(spec, get_registry(), seed=seed, trial=0, directory=Path(folder), tensorboard=False)

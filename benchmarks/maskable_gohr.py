@@ -51,7 +51,7 @@ def main() -> None:
     from zoo_gohr_study.study import run_study
     from zoo_report.report import open_runs
 
-    from zoo.registry import get_registry
+    from zoo import get_registry
 
     agent = {"n_steps": 128, "n_envs": 4, "batch_size": 256, "learning_rate": 0.0005, "gamma": 0.9, "ent_coef": 0.01}
     study = {

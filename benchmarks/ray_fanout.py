@@ -2,7 +2,7 @@
 
 N trials of one spec (CartPole PPO or GOHR SARSA) train under ``backend: {type: local, workers: W}``
 and under ``backend: {type: ray, workers: W}`` on a Ray started here with W CPUs; both runs go
-through `zoo.run.execute_run`, as ``zoo train`` does. Ray's start-up is timed apart from the run.
+through `zoo.execute_run`, as ``zoo train`` does. Ray's start-up is timed apart from the run.
 Prints the wall time of each backend, the ratio ray / local (the goal is at most 1.15) and the CPU.
 
     python benchmarks/ray_fanout.py [--world cartpole|gohr] [--trials 8] [--workers 2] [--repeats 1]
@@ -40,8 +40,7 @@ def spec_text(world: str, trials: int, backend: str) -> str:
 
 def timed_run(root: Path, name: str, text: str) -> float:
     """Wall seconds of preparing and training one run of `text`."""
-    from zoo.registry import get_registry
-    from zoo.run import execute_run, prepare_run
+    from zoo import execute_run, get_registry, prepare_run
 
     source = root / f"{name}.yaml"
     source.write_text(text)

@@ -52,8 +52,7 @@ WORLDS = {
 
 
 def spec(world: str, agent: str):
-    from zoo.registry import get_registry
-    from zoo.spec import load_spec_text
+    from zoo import get_registry, load_spec_text
 
     env, _ = WORLDS[world]
     return load_spec_text(f"env: {env}\nagent: {agent}\nbudget: {{steps: 10000000}}\n", get_registry())
@@ -146,8 +145,7 @@ class GdiLoop:
     """
 
     def __init__(self, world: str, envs: int, actors: int, folder: Path):
-        from zoo.registry import get_registry
-        from zoo.run import build_trial
+        from zoo import build_trial, get_registry
 
         text = spec(world, f"{{type: gdi-i3, num_envs: {envs // actors}, actors: {actors}, {WORLDS[world][1]}}}")
         self.remote = actors > 1
@@ -211,7 +209,7 @@ class PpoLoop:
         from stable_baselines3 import PPO
         from stable_baselines3.common.vec_env import SubprocVecEnv
 
-        from zoo.registry import get_registry
+        from zoo import get_registry
 
         env_block = spec(world, "{type: ppo}").env
         entry = get_registry().get("env", env_block.type)
@@ -243,8 +241,7 @@ def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict
     """Milliseconds per sequence handed from an actor process to this one, per push and per pull of a new version."""
     from zoo_learner.replay import FIELDS
 
-    from zoo.registry import get_registry
-    from zoo.run import build_trial
+    from zoo import build_trial, get_registry
 
     text = spec(world, f"{{type: gdi-i3, num_envs: 4, {WORLDS[world][1]}}}")
     built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)

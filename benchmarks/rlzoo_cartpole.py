@@ -46,9 +46,7 @@ def main() -> None:
     from maskable_gohr import cpu_description
     from zoo_sb3.rlzoo import import_entry, read_entries
 
-    from zoo.overrides import Overrides
-    from zoo.registry import get_registry
-    from zoo.run import execute_run, prepare_run
+    from zoo import Overrides, execute_run, get_registry, prepare_run
 
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-rlzoo-cartpole-"))

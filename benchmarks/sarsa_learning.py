@@ -27,7 +27,7 @@ from zoo_atari.env import make_atari_env
 from zoo_atari.protocols import Protocol
 from zoo_sarsa.agent import SarsaAgent, SarsaParams
 
-from zoo.registry import get_registry
+from zoo import get_registry
 
 PROTOCOL = Protocol.model_validate({"name": "ale2013"})
 

@@ -2,7 +2,7 @@
 
 Each variant trains the same number of steps on each world (a GOHR rule and a MinAtar game), one
 ``zoo`` run per (world, variant, seed) under OUT/WORLD/STEPS-steps/VARIANT/seed-S, through the same code as
-``zoo train`` (`zoo.run.prepare_run` and `execute_run`). A run already finished under OUT is read,
+``zoo train`` (`zoo.prepare_run` and `execute_run`). A run already finished under OUT is read,
 not trained again, and an unfinished one is resumed, so the benchmark can be run in pieces. The
 metrics are the mean return of the final evaluation (`budget.eval_episodes` episodes after the
 last step, the agent's own evaluation protocol) and the area under the learning curve, the mean
@@ -101,9 +101,7 @@ def spec_text(world: World, variant: str, seed: int, steps: int) -> str:
 
 def train_cell(folder: Path, text: str) -> None:
     """Create the run at `folder` from `text` unless it exists, then train what is left of it (nothing once finished)."""
-    from zoo.registry import get_registry
-    from zoo.run import execute_run, prepare_run
-    from zoo.store import RunFolder
+    from zoo import RunFolder, execute_run, get_registry, prepare_run
 
     registry = get_registry()
     run = RunFolder(folder)
@@ -120,7 +118,7 @@ def train_cell(folder: Path, text: str) -> None:
 
 def read_cell(folder: Path) -> dict[str, float]:
     """A finished cell's final evaluation return, area under its learning curve and CPU seconds."""
-    from zoo.store import RunFolder
+    from zoo import RunFolder
 
     trial = RunFolder(folder).trial_dir(0)
     result = json.loads((trial / "result.json").read_text())

@@ -42,9 +42,7 @@ def main() -> None:
     from maskable_gohr import cpu_description
     from zoo_tune.tune import tune
 
-    from zoo.overrides import Overrides
-    from zoo.registry import get_registry
-    from zoo.run import execute_run, prepare_run
+    from zoo import Overrides, execute_run, get_registry, prepare_run
 
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-tune-cartpole-"))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import typer
 
-from .backend_cli import BackendChoice, backend_options
 from .errors import RunFailed, ZooError, error_message
+from .options import BackendChoice, backend_options, seed_option, set_option, trials_option
 from .overrides import Overrides
 from .registry import KINDS, get_registry
 
@@ -31,20 +31,6 @@ def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks 
 
 def _runs_dir_option():
     return typer.Option(None, "--runs-dir", help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs).")
-
-
-# the override options of every command that starts runs from a spec (train, study, tune)
-def set_option():
-    return typer.Option([], "--set", metavar="KEY.PATH=VALUE",
-                        help="Override one value of the spec, e.g. agent.learning_rate=3e-4 (repeatable).")
-
-
-def seed_option():
-    return typer.Option(None, "--seed", min=0, max=2**32 - 1, help="Override the spec's seed (and drop its seeds list).")
-
-
-def trials_option():
-    return typer.Option(None, "--trials", min=1, max=100_000, help="Override the spec's number of trials.")
 
 
 def _runs_dir(value: Path | None) -> Path:

@@ -12,7 +12,6 @@ trial's progress in its budget) and which rows it lost.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 from .checkpoints import PROGRESS, DamagedCheckpoint, verify
 from .errors import ZooError
 from .metrics import METRICS_FILE, rows_through, scan_metrics
-from .store import RunFolder, atomic_write_text, iter_checkpoints, now, read_json
+from .store import RunFolder, iter_checkpoints, now, read_json
 
 LOST_ROWS = "lost_rows"  # the run.json key of the losses noticed
 
@@ -226,37 +225,3 @@ def caveats(folder: RunFolder) -> list[str]:
                      f"{record.get('checkpoint')} recorded {record.get('expected')} rows{last}, "
                      f"{record.get('found')} found{accepted}")
     return notes
-
-
-def annotate_report(written: list[Path], runs: list[RunFolder]) -> None:
-    """Say each run's caveats on stderr, at the top of every Markdown file of its report and in every JSON summary."""
-    notes = {run.manifest()["id"]: lines for run in runs if (lines := caveats(run))}
-    for lines in notes.values():
-        for line in lines:
-            log.warning("%s", line)
-    if not notes:
-        return
-    for path in written:
-        if path.suffix == ".md":
-            _prepend_markdown(path, [line for lines in notes.values() for line in lines])
-        elif path.suffix == ".json":
-            _add_to_json(path, notes)
-
-
-def _prepend_markdown(path: Path, lines: list[str]) -> None:
-    text = path.read_text(encoding="utf-8")
-    title, rest = (text.split("\n", 1) + [""])[:2] if text.startswith("# ") else ("", text)
-    block = "> **Not final.** These figures do not cover everything a finished run would:\n>\n" + "".join(
-        f"> - {line}\n" for line in lines)
-    atomic_write_text(path, (f"{title}\n\n" if title else "") + block + "\n" + rest.lstrip("\n"))
-
-
-def _add_to_json(path: Path, notes: dict[str, list[str]]) -> None:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(document, dict):
-        document["caveats"] = notes
-    elif isinstance(document, list):
-        for row in document:
-            if isinstance(row, dict) and row.get("run") in notes:
-                row["caveats"] = notes[row["run"]]
-    atomic_write_text(path, json.dumps(document, indent=2) + "\n")

@@ -297,9 +297,3 @@ def get_registry() -> Registry:
         registry.load_entry_points()
         _default = registry
     return _default
-
-
-def reset_registry() -> None:
-    """Forget the process-wide registry so that the next use loads plugins again."""
-    global _default
-    _default = None

@@ -21,12 +21,12 @@ from typing import Any
 import yaml
 
 from . import __version__
+from .blame import blame_context, build_error
 from .checkpoints import save_checkpoint
 from .console import ProgressBar, StopFlag
 from .errors import RunFailed, ZooError
 from .integrity import account_for_rows
 from .overrides import Overrides
-from .preflight import blame_context, build_error
 from .registry import Registry
 from .spec import SpecBase, parse_spec, run_name
 from .store import RunFolder, create_run_folder, now

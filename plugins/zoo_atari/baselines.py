@@ -19,8 +19,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from zoo import Agent, Params, TrialContext
-from zoo.agent import EpisodeResets
+from zoo import Agent, EpisodeResets, Params, TrialContext
 
 
 class BaselineParams(Params):

@@ -13,8 +13,7 @@ from pathlib import Path
 import typer
 import yaml
 
-from zoo.errors import ZooError
-from zoo.yamlio import load_file
+from zoo import ZooError, load_file
 
 from .games import ale_split, atari57, display_name
 from .protocols import PRESETS

@@ -10,7 +10,7 @@ import csv
 from functools import lru_cache
 from importlib import resources
 
-from zoo.errors import did_you_mean
+from zoo import did_you_mean
 
 
 def read_table(name: str) -> list[dict[str, str]]:

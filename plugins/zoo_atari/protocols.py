@@ -14,8 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from zoo import Params
-from zoo.errors import did_you_mean
+from zoo import Params, did_you_mean
 
 #: Each preset and where its values come from (see the module docs of each key below).
 PRESETS: dict[str, dict[str, Any]] = {

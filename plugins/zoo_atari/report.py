@@ -22,9 +22,7 @@ import yaml
 from zoo_report.report import plot_learning_curves
 from zoo_report.stats import too_few_to_test
 
-from zoo.errors import ZooError
-from zoo.returns import final_returns
-from zoo.store import RunFolder, atomic_write_text, read_json
+from zoo import RunFolder, ZooError, atomic_write_text, final_returns, read_json
 
 from . import reference_agents
 from . import scores as S

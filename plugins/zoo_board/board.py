@@ -29,9 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from zoo.errors import Problem, SpecError
-from zoo.registry import Registry
-from zoo.yamlio import Loc, LocatedDocument, load_file
+from zoo import Loc, LocatedDocument, Problem, Registry, SpecError, load_file
 
 from .plan import (
     NAME,

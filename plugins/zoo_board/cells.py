@@ -16,9 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from zoo.errors import ZooError
-from zoo.registry import Registry
-from zoo.store import RunFolder
+from zoo import Registry, RunFolder, ZooError, execute_run, prepare_run
 
 from .plan import CellPlan
 
@@ -65,7 +63,6 @@ def cell_state(plan: CellPlan, runs_dir: Path, recorded: Recorded | None = None)
 def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: bool,
              recorded: Recorded | None = None) -> str:
     """Create the cell's run folder if needed and train it; returns the run's final status."""
-    from zoo.run import execute_run, prepare_run
 
     if recorded is not None and recorded.applies(cell.plan):
         return recorded.write(cell.plan, cell.folder)

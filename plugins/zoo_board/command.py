@@ -6,16 +6,13 @@ from pathlib import Path
 
 import typer
 
-from zoo.errors import RunFailed, ZooError
+from zoo import Problem, RunFailed, SpecError, ZooError, default_runs_dir, get_registry, load_file
 
 
 def extra_agents(values: list[str], contender) -> dict:
     """``LABEL=FILE`` options: each file holds an agent block and, optionally, meta_controller, budget,
     trials and backend (the keys of a board's agent entry, the model `contender`)."""
     from pydantic import ValidationError
-
-    from zoo.errors import Problem, SpecError
-    from zoo.yamlio import load_file
 
     from .plan import placed_problem
 
@@ -46,9 +43,7 @@ def leaderboard(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
 ) -> None:
     """Run every (agent, task) cell of a board that is not done yet, then write its HTML, Markdown, JSON and CSV."""
-    from zoo.registry import get_registry
-    from zoo.store import default_runs_dir
-    from zoo.yamlio import load_file
+    from zoo import load_file
 
     from .cells import TOO_FEW, cell_state, run_cell
     from .kinds import kind_of

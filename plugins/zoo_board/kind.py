@@ -16,7 +16,7 @@ def publish(loaded, states, runs_dir: Path, out: Path) -> list[Path]:
     (specs/); the warnings go to stderr too."""
     import typer
 
-    from zoo.store import RunFolder
+    from zoo import RunFolder
 
     from .outputs import write_csv, write_figures, write_html, write_json, write_markdown
     from .readout import read_cell

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zoo import KindEntry, ZooError, hookspec
-from zoo.entries import Entry
-from zoo.registry import Registry
+from zoo import Entry, KindEntry, Registry, ZooError, hookspec
 
 from .cells import Recorded
 from .plan import Contender

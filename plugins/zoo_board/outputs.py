@@ -9,7 +9,7 @@ import json
 from html import escape
 from pathlib import Path
 
-from zoo.store import atomic_write_text
+from zoo import atomic_write_text
 
 AGGREGATE_NAMES = {"iqm": "IQM", "median": "median", "mean": "mean", "optimality_gap": "optimality gap"}
 PROFILES = "figures/profiles.svg"

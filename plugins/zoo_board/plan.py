@@ -19,11 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zoo import __version__
-from zoo.errors import Problem, SpecError, did_you_mean
-from zoo.registry import Registry
-from zoo.spec import SpecBase, parse_spec
-from zoo.yamlio import Loc, LocatedDocument
+from zoo import Loc, LocatedDocument, Problem, Registry, SpecBase, SpecError, __version__, did_you_mean, parse_spec
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$"
 
@@ -203,7 +199,7 @@ def publish_specs(plans: list[CellPlan], runs_dir: Path, out: Path) -> None:
     no run folder yet gets the spec it will run with."""
     import yaml
 
-    from zoo.store import atomic_write_text
+    from zoo import atomic_write_text
 
     (out / "specs").mkdir(parents=True, exist_ok=True)
     for plan in plans:

@@ -12,7 +12,7 @@ from .kinds import BOARD_KINDS
 
 def _validate_board(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a board over tasks: every cell's spec, and with `build` each cell's objects built once."""
-    from zoo.run import preflight
+    from zoo import preflight
 
     from .board import load_board
 

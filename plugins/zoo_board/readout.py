@@ -7,9 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from zoo.errors import ZooError
-from zoo.metrics import read_metrics
-from zoo.store import RunFolder
+from zoo import RunFolder, ZooError, read_metrics
 
 
 @dataclass

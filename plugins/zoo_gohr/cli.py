@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from zoo.errors import ZooError
+from zoo import ZooError, did_you_mean
 
 from .engine.constants import BUCKETS, CELLS
 
@@ -55,8 +55,6 @@ def conformance(
 @gohr_app.command()
 def rules(rule_set: str | None = typer.Argument(None, help="Only this rule set.")) -> None:
     """List the rule names a spec can use."""
-    from zoo.errors import did_you_mean
-
     from .named_rules import rule_names, rule_sets
 
     sets = rule_sets()

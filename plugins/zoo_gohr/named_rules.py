@@ -6,8 +6,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from zoo.errors import did_you_mean
-from zoo.registry import get_registry
+from zoo import did_you_mean, get_registry
 
 from .engine.parser import load_rules
 from .engine.ruleset import RuleSet

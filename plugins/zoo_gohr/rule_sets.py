@@ -18,8 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from zoo import KindEntry, hookspec
-from zoo.entries import Entry
+from zoo import Entry, KindEntry, hookspec
 
 
 @dataclass(frozen=True)

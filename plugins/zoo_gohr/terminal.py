@@ -15,7 +15,7 @@ from pathlib import Path
 
 import gymnasium
 
-from zoo.errors import ZooError
+from zoo import Agent, RunFolder, ZooError, build_trial, get_registry, iter_checkpoints, load_run_spec
 
 from .display import INITIALS, STYLES, SYMBOLS, board_text
 from .env import decode_action
@@ -119,11 +119,6 @@ class Narrated(gymnasium.Wrapper):
 
 def watch_agent(run: Path, rule: str, *, boards: int, seed: int, delay: float, console) -> list[float]:
     """Let the agent of a GOHR run play `boards` boards of `rule`, narrated; returns the boards' returns."""
-    from zoo.agent import Agent
-    from zoo.registry import get_registry
-    from zoo.run import build_trial, load_run_spec
-    from zoo.store import RunFolder, iter_checkpoints
-
     registry = get_registry()
     folder = RunFolder(Path(run))
     folder.manifest()  # a clear error for anything that is not a run folder

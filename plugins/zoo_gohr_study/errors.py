@@ -14,9 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zoo.errors import ZooError
-from zoo.metrics import read_metrics
-from zoo.store import RunFolder
+from zoo import RunFolder, ZooError, read_metrics
 
 #: the authors' convergence test (docs/algorithms/gohr-study.md): over the last WINDOW episodes, errors / (moves) < SHARE
 WINDOW, SHARE = 150, 0.0025

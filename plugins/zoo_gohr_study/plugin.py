@@ -11,9 +11,23 @@ from pathlib import Path
 
 import typer
 
-from zoo import AgentEntry, DocumentEntry, ReporterEntry, ZooError, hookimpl
-from zoo.backend_cli import BackendChoice, backend_options
-from zoo.cli import seed_option, set_option, trials_option
+from zoo import (
+    AgentEntry,
+    BackendChoice,
+    DocumentEntry,
+    Overrides,
+    ReporterEntry,
+    ZooError,
+    backend_options,
+    default_runs_dir,
+    get_registry,
+    hookimpl,
+    load_spec_text,
+    preflight,
+    seed_option,
+    set_option,
+    trials_option,
+)
 
 
 def _report(runs, out):
@@ -62,10 +76,6 @@ def study(
     """Train every run of a study (overrides apply to each), then write the report of all of them."""
     from zoo_report.report import open_runs, report
 
-    from zoo.overrides import Overrides
-    from zoo.registry import get_registry
-    from zoo.store import default_runs_dir
-
     from .study import run_study
 
     registry = get_registry()
@@ -82,9 +92,6 @@ def study(
 
 def _validate_study(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a study file: every run's spec, and with `build` each run's objects built once."""
-    from zoo.run import preflight
-    from zoo.spec import load_spec_text
-
     from .study import load_study
 
     study, texts = load_study(path, registry)
@@ -99,8 +106,6 @@ def _validate_study(path: Path, registry, build: bool) -> str:
 
 def _validate_board(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a leaderboard board: every cell's spec, and with `build` each cell's objects built once."""
-    from zoo.run import preflight
-
     from .leaderboard.board import load_board
 
     loaded = load_board(path, registry)

@@ -10,7 +10,7 @@ import yaml
 from zoo_report.stats import MIN_TEST_TRIALS, bootstrap_ci, one_sided_u_tests, too_few_to_test
 from zoo_report.stats.ranking import ease_ratios, hodge_ranking, perron_ranking, u_test_matrix
 
-from zoo.store import RunFolder, atomic_write_text
+from zoo import RunFolder, atomic_write_text
 
 from . import figures
 from .errors import RunErrors, read_run

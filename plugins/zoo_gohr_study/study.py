@@ -24,13 +24,23 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from zoo.collect import STUDY_LEDGER
-from zoo.errors import SpecError
-from zoo.overrides import Overrides
-from zoo.registry import Registry
-from zoo.spec import parse_spec
-from zoo.store import RunFolder, atomic_write_json, atomic_write_text, read_json
-from zoo.yamlio import LocatedDocument, load_file
+from zoo import (
+    STUDY_LEDGER,
+    LocatedDocument,
+    Overrides,
+    Registry,
+    RunFailed,
+    RunFolder,
+    SpecError,
+    ZooError,
+    atomic_write_json,
+    atomic_write_text,
+    execute_run,
+    load_file,
+    parse_spec,
+    prepare_run,
+    read_json,
+)
 
 
 class StudySpec(BaseModel):
@@ -94,9 +104,6 @@ def run_study(
 
     Returns the study's folder, the run folders so far and the status: "finished", or "interrupted" (Ctrl-C).
     """
-    from zoo.errors import RunFailed, ZooError
-    from zoo.run import execute_run, prepare_run
-
     if resume and overrides and overrides.as_list():
         raise ZooError("--resume continues a study as it was started; drop --set, --seed and --trials")
     study, texts = load_study(path, registry, overrides)

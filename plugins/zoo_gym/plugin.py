@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from zoo import AgentEntry, EnvEntry, Params, hookimpl, seeded_env
-from zoo.errors import did_you_mean
+from zoo import AgentEntry, EnvEntry, Params, did_you_mean, hookimpl, seeded_env
 
 
 class GymEnvParams(Params):

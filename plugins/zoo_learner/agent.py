@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from zoo import Agent, BehaviorSpace, BestRegion, MetaController, TrialContext, ZooError
+from zoo import Agent, BehaviorSpace, BestRegion, MetaController, TrialContext, ZooError, get_registry
 
 from .builder import LocalSystem, actor_seed
 from .contracts import AgentBuilder
@@ -26,8 +26,6 @@ RAY_ACTORS = "ray-actors"
 def default_controller(name: str, **params) -> ControllerFactory:
     """A registered meta-controller by name with the given params, for agents whose spec has no meta_controller block."""
     def make(space: BehaviorSpace, rng: np.random.Generator) -> MetaController:
-        from zoo.registry import get_registry
-
         entry = get_registry().get("meta_controller", name)
         return entry.factory(entry.params(**params), space, rng)
 
@@ -38,7 +36,6 @@ def require_best_region(controller: MetaController) -> None:
     """A ZooError naming the controller unless it has a best region (``evaluation: best_region`` needs one)."""
     if isinstance(controller, BestRegion):
         return
-    from zoo.registry import get_registry
 
     entries = get_registry().entries["meta_controller"].values()
     name = next((e.name for e in entries if e.factory is type(controller)), type(controller).__name__)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from zoo import TrialContext, ZooError
+from zoo import TrialContext, ZooError, tagged_model
 
 from .agent import ControllerFactory, SubstrateAgent, evaluation_mode, make_controllers, per_actor, vector_env
 from .builder import (
@@ -71,9 +71,7 @@ def connect(backend: Any):
 
 
 def rebuild_block(kind: str, name: str, params: type, data: dict[str, Any]):
-    """A spec block made again from its plain data, with the class the spec gives it (zoo.spec.tagged_model)."""
-    from zoo.spec import tagged_model
-
+    """A spec block made again from its plain data, with the class the spec gives it (zoo.tagged_model)."""
     return tagged_model(kind, name, params).model_validate(data)
 
 

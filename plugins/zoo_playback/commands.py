@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from zoo.registry import get_registry
+from zoo import get_registry
 
 
 def enjoy(

@@ -18,10 +18,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from zoo.errors import ZooError
-from zoo.offscreen import draw_offscreen
-from zoo.registry import Registry
-from zoo.store import default_runs_dir
+from zoo import Registry, ZooError, collect_runs, default_runs_dir, load_agent, load_run_spec
+
+from .offscreen import draw_offscreen
 
 
 @dataclass(frozen=True)
@@ -169,10 +168,6 @@ def enjoy(run: str | Path, *, trial: int = 0, episodes: int = 1, checkpoint: str
           seed: int | None = None, registry: Registry, runs_dir: Path | None = None) -> Show:
     """Play `episodes` episodes of `trial`'s agent of `run` (default seed: the run's final evaluation's); film them
     into `video` when given."""
-    from zoo.collect import collect_runs
-    from zoo.trained import load_agent
-    from zoo.trials import load_run_spec
-
     if video is not None:
         check_video_target(Path(video))
     folders, _ = collect_runs([run], Path(runs_dir) if runs_dir else default_runs_dir())

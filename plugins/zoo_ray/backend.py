@@ -2,7 +2,7 @@
 
 No filesystem is shared with the workers. The driver (the process of ``zoo train``) sends a task the
 run's spec and manifest and the group's folders as it holds them; the task trains in a scratch copy
-(`zoo.trials.run_trials`, as the local backend does) and posts progress and the changes of the group's
+(`zoo.run_trials`, as the local backend does) and posts progress and the changes of the group's
 folders (`zoo_ray.mirror`) to a mailbox actor on the driver's node, which the driver empties into the run
 folder. The driver's copy so holds each checkpoint once it is complete; when a worker (or its node)
 dies, the group is sent again, from that copy, to a new task, at most ``max_retries`` times.
@@ -31,11 +31,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from zoo.console import StopFlag
-from zoo.errors import ZooError
-from zoo.store import MANIFEST, RunFolder
-from zoo.trials import RESOLVED_SPEC, Interrupted, group_dir, run_trials
-from zoo.workers import Report, WorkerFailed
+from zoo import (
+    MANIFEST,
+    RESOLVED_SPEC,
+    Interrupted,
+    Report,
+    RunFolder,
+    StopFlag,
+    WorkerFailed,
+    ZooError,
+    group_dir,
+    run_trials,
+)
 
 from .mirror import Watcher, apply, snapshot, unpack
 from .params import RayParams
@@ -334,7 +341,7 @@ def _train_group(files: dict[str, bytes], group: list[int], folders: list[str], 
     """
     import ray
 
-    from zoo.registry import get_registry
+    from zoo import get_registry
 
     def post(messages: list[tuple]) -> bool:
         return ray.get(mailbox.post.remote(key, messages))

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zoo.checkpoints import COMPLETE
+from zoo import COMPLETE
 
 
 @dataclass

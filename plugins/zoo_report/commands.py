@@ -7,10 +7,7 @@ from pathlib import Path
 
 import typer
 
-from zoo.collect import collect_runs
-from zoo.errors import ZooError
-from zoo.registry import get_registry
-from zoo.store import RunFolder, default_runs_dir
+from zoo import RunFolder, ZooError, collect_runs, default_runs_dir, get_registry
 
 
 def _collect(targets: list[str], runs_dir: Path | None) -> list[RunFolder]:

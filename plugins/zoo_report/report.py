@@ -14,12 +14,19 @@ from typing import Any
 
 import numpy as np
 
-from zoo import ReporterEntry, ZooError
-from zoo.integrity import annotate_report, caveats
-from zoo.registry import Registry
-from zoo.returns import final_returns, trial_returns
-from zoo.store import RunFolder, atomic_write_text, read_json
+from zoo import (
+    Registry,
+    ReporterEntry,
+    RunFolder,
+    ZooError,
+    atomic_write_text,
+    caveats,
+    final_returns,
+    read_json,
+    trial_returns,
+)
 
+from .caveats import annotate_report
 from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
 
 log = logging.getLogger("zoo")

@@ -21,8 +21,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, field_validator
 
-from zoo import Agent, Params, TrialContext
-from zoo.agent import EpisodeResets
+from zoo import Agent, EpisodeResets, Params, TrialContext, get_registry
 
 from .learner import SarsaLambda
 
@@ -52,8 +51,6 @@ class SarsaParams(Params):
     def _registered_features(cls, value: dict[str, Any]) -> dict[str, Any]:
         from pydantic import ValidationError
 
-        from zoo.registry import get_registry
-
         name = value.get("type")
         registry = get_registry()
         if not isinstance(name, str) or name not in registry.entries["feature"]:
@@ -69,8 +66,6 @@ class SarsaParams(Params):
 
 def build_features(spec: dict[str, Any], env):
     """The FeatureMap of a validated ``features`` block for `env`."""
-    from zoo.registry import get_registry
-
     entry = get_registry().get("feature", spec["type"])
     return entry.factory(entry.params.model_validate({k: v for k, v in spec.items() if k != "type"}), env)
 

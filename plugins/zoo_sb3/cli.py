@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from zoo.errors import ZooError
+from zoo import ZooError, atomic_write_text, get_registry
 
 
 def import_rlzoo(
@@ -17,9 +17,6 @@ def import_rlzoo(
     algo: str | None = typer.Option(None, "--algo", help="The file's algorithm (ppo, dqn, ...) when its name does not say."),
 ) -> None:
     """Turn an entry of rl-baselines3-zoo's hyperparameters into a zoo spec; list what could not be mapped."""
-    from zoo.registry import get_registry
-    from zoo.store import atomic_write_text
-
     from .rlzoo import agent_of, import_entry, read_entries
 
     agent = agent_of(file, algo)

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import typer
 
-from zoo import load_agent
-from zoo.registry import get_registry
+from zoo import get_registry, load_agent
 
 
 def export(

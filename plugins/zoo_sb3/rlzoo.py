@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from zoo.errors import Problem, SpecError, ZooError, did_you_mean
+from zoo import Problem, SpecError, ZooError, did_you_mean, load_text, parse_spec
 
 #: the file stems of rl-baselines3-zoo's hyperparameter files -> the zoo's agent
 FILE_AGENTS = {"ppo": "ppo", "a2c": "a2c", "dqn": "dqn", "sac": "sac", "td3": "td3", "qrdqn": "qrdqn",
@@ -155,9 +155,6 @@ def _noise(noise: dict[str, Any], agent: dict[str, Any], unmapped: list[tuple[st
 
 def _drop_refused(imported: Imported, registry) -> None:
     """Validate the spec; an agent setting the zoo refuses is dropped and listed, anything else is an error."""
-    from zoo.spec import parse_spec
-    from zoo.yamlio import load_text
-
     while True:
         try:
             parse_spec(load_text(yaml.safe_dump(imported.spec, sort_keys=False), "<imported>"), registry)

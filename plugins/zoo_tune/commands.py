@@ -6,12 +6,17 @@ from pathlib import Path
 
 import typer
 
-from zoo.backend_cli import BackendChoice, backend_options
-from zoo.cli import seed_option, set_option, trials_option
-from zoo.errors import ZooError
-from zoo.overrides import Overrides
-from zoo.registry import get_registry
-from zoo.store import default_runs_dir
+from zoo import (
+    BackendChoice,
+    Overrides,
+    ZooError,
+    backend_options,
+    default_runs_dir,
+    get_registry,
+    seed_option,
+    set_option,
+    trials_option,
+)
 
 
 @backend_options

@@ -36,11 +36,27 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from zoo.errors import SpecError, ZooError
-from zoo.overrides import Overrides
-from zoo.registry import Registry
-from zoo.store import RunFolder, atomic_write_json, atomic_write_text, read_json
-from zoo.yamlio import load_file
+from zoo import (
+    Interrupted,
+    Overrides,
+    Registry,
+    RunFolder,
+    SpecError,
+    StopFlag,
+    ZooError,
+    atomic_write_json,
+    atomic_write_text,
+    backend_for,
+    final_returns,
+    load_file,
+    load_run_spec,
+    parse_spec,
+    preflight,
+    prepare_run,
+    read_json,
+    read_metrics,
+    trial_groups,
+)
 
 RECENT_EPISODES = 10  # the intermediate value a pruner sees: the mean return of the last ten training episodes
 
@@ -223,8 +239,6 @@ def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrid
 
 def _check_space(spec_path: Path, settings: TuningFile, registry: Registry, base: Overrides):
     """Every path of the space must name a field of the spec: the spec validated at each range's low end."""
-    from zoo.spec import parse_spec
-
     sets = list(base.sets)
     for path, dist in settings.space.items():
         value = dist.choices[0] if isinstance(dist, Categorical) else dist.low
@@ -237,8 +251,6 @@ def check_tuning(path: Path, registry: Registry, build: bool) -> str:
 
     With `build`, the spec at the low end of every range is also built once, as ``zoo train`` does.
     """
-    from zoo.run import preflight
-
     settings = load_tuning(path)
     spec = _check_space(Path(path).parent / settings.spec, settings, registry, Overrides())
     if build:
@@ -250,10 +262,6 @@ def check_tuning(path: Path, registry: Registry, build: bool) -> str:
 def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base) -> None:
     """Train one Optuna trial as a run, reporting its running return so the pruner can stop it."""
     from optuna.trial import TrialState
-
-    from zoo.console import StopFlag
-    from zoo.run import backend_for, prepare_run
-    from zoo.trials import Interrupted, load_run_spec, trial_groups
 
     values = suggest(trial, settings.space)
     run_name = f"{name}.t{trial.number:03d}"
@@ -302,8 +310,6 @@ def _run_trial(study, trial, settings, spec_path, name, registry, runs_dir, base
 
 
 def _recent_return(folder: RunFolder, trial_index: int) -> float | None:
-    from zoo.metrics import read_metrics
-
     rows = read_metrics(folder.trial_dir(trial_index) / "metrics.jsonl")
     returns = [row["episode_return"] for row in rows if row.get("episode_return") is not None]
     return float(sum(returns[-RECENT_EPISODES:]) / len(returns[-RECENT_EPISODES:])) if returns else None
@@ -312,8 +318,6 @@ def _recent_return(folder: RunFolder, trial_index: int) -> float | None:
 def objective(folder: RunFolder) -> float | None:
     """The evaluation return averaged over a run's trials, else its final training return."""
     import numpy as np
-
-    from zoo.returns import final_returns
 
     evals = [read_json(p).get("eval_mean") for p in sorted((folder.path / "trials").glob("*/result.json"))]
     evals = [e for e in evals if e is not None]

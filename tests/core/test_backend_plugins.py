@@ -20,7 +20,7 @@ import yaml
 from conftest import ZooCli
 from ray_runs import LOCAL, numbers, train, write_spec
 
-from zoo import BackendEntry, BackendOption, BackendParams, NoParams, backend_cli, hookimpl
+from zoo import BackendEntry, BackendOption, BackendParams, NoParams, hookimpl, options
 from zoo.registry import Registry
 from zoo.store import RunFolder
 
@@ -168,14 +168,14 @@ def test_the_local_name_is_the_kernels_and_a_taken_flag_is_left_out(monkeypatch,
                          options=(BackendOption("--seed", "queue"), BackendOption("--queue", "queue")))))
     assert registry.entries["backend"]["local"].plugin == "core"
     assert "already registered by built-in plugin 'core'" in caplog.text
-    monkeypatch.setattr(backend_cli, "get_registry", lambda: registry)
+    monkeypatch.setattr(options, "get_registry", lambda: registry)
 
-    def run(seed: int | None = typer.Option(None, "--seed"), *, backend: backend_cli.BackendChoice):
+    def run(seed: int | None = typer.Option(None, "--seed"), *, backend: options.BackendChoice):
         return backend
 
-    command = backend_cli.backend_options(run)
+    command = options.backend_options(run)
     flags = [p.default.param_decls[0] for p in inspect.signature(command).parameters.values()]
     assert flags == ["--seed", "--backend", "--queue"]
     assert "backend 'queued': its option --seed is taken" in caplog.text
     chosen = command(seed=None, backend=None, backend_option_0="fast")
-    assert chosen == backend_cli.BackendChoice("queued", (("--queue", "queue", "fast"),))
+    assert chosen == options.BackendChoice("queued", (("--queue", "queue", "fast"),))

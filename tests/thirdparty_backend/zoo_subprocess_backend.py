@@ -17,8 +17,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from zoo import BackendEntry, BackendOption, BackendParams, ZooError, hookimpl
-from zoo.run import Interrupted, run_trials
+from zoo import BackendEntry, BackendOption, BackendParams, Interrupted, ZooError, hookimpl, run_trials
 
 EXIT_INTERRUPTED = 3
 

@@ -14,9 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zoo import Agent, Params, TrialContext
-from zoo.agent import EpisodeResets
-from zoo.errors import ZooError
+from zoo import Agent, EpisodeResets, Params, TrialContext, ZooError
 
 from ..baselines import episode_seed
 from .bfs import bfs_action

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from zoo.errors import ZooError
+from zoo import ZooError
 
 EXPORTS = ("transcripts", "answers", "consents")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

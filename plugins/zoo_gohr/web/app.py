@@ -37,8 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from zoo.errors import ZooError
-from zoo.store import now
+from zoo import ZooError, now
 
 from .participants import Participants
 from .security import Guard, NestedJSON, RateLimit, Tokens, bounded_json, signing_key

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from zoo.errors import ZooError
+from zoo import ZooError, default_runs_dir
 
 
 def serve(
@@ -86,8 +86,6 @@ def human_runs(
     runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where runs go (default: the zoo runs folder)."),
 ) -> None:
     """Turn a store's transcripts into runs of the agent 'human' (one per rule), for zoo report and leaderboards."""
-    from zoo.store import default_runs_dir
-
     from .runs import human_runs as write_runs
     from .store import TranscriptStore
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from zoo.errors import ZooError
+from zoo import ZooError
 
 BOARD_COLUMNS = ("min_objects", "max_objects", "min_shapes", "max_shapes", "min_colors", "max_colors")
 MAX_BOARDS = 1000

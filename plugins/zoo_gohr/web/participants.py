@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from zoo.errors import ZooError
-from zoo.store import atomic_write_json, now, read_json
+from zoo import ZooError, atomic_write_json, now, read_json
 
 from .store import TranscriptStore, valid_player
 

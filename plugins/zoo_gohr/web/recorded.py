@@ -15,8 +15,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from zoo import Params
-from zoo.errors import ZooError
+from zoo import Params, ZooError
 
 from .store import TranscriptStore, rule_copy_path, valid_player
 

@@ -19,8 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from zoo.errors import ZooError
-from zoo.store import MANIFEST, RunFolder, RunIndex, now
+from zoo import MANIFEST, RunFolder, RunIndex, ZooError, now
 
 from .recorded import HUMAN, metrics_rows
 from .store import TranscriptStore

@@ -23,7 +23,7 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from zoo.errors import ZooError
+from zoo import ZooError
 
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

@@ -16,7 +16,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from zoo.errors import ZooError
+from zoo import ZooError
 
 from ..engine.conformance import generator_from_cgs_args
 from ..engine.game import Code, Finish, Game

@@ -26,8 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from zoo.errors import ZooError
-from zoo.store import atomic_write_text
+from zoo import ZooError, atomic_write_text
 
 PLAYER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: the fields of a stored episode that sessions, runs and leaderboards read

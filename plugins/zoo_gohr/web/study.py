@@ -28,8 +28,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from zoo.errors import SpecError, did_you_mean
-from zoo.yamlio import LocatedDocument, load_file
+from zoo import LocatedDocument, SpecError, did_you_mean, load_file
 
 from .experiment import MAX_BOARDS, Stage, _stage
 

@@ -39,10 +39,7 @@ from zoo_board.plan import (
     with_extra_agents,
 )
 
-from zoo.errors import SpecError, did_you_mean
-from zoo.registry import Registry
-from zoo.spec import SpecBase
-from zoo.yamlio import Loc, LocatedDocument, load_file
+from zoo import Loc, LocatedDocument, Registry, SpecBase, SpecError, did_you_mean, load_file
 
 from ..study import merged
 from .recorded import is_recorded, recorded_key

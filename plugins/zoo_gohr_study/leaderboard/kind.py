@@ -16,7 +16,7 @@ from .recorded import RECORDED
 def publish(loaded, states, runs_dir: Path, out: Path) -> list[Path]:
     """Score the finished cells and write leaderboard.json, cells.csv, ranking.csv, the curves of every
     rule (curves/*.svg), leaderboard.md, leaderboard.html and a copy of every cell's spec (specs/)."""
-    from zoo.store import RunFolder
+    from zoo import RunFolder
 
     from .outputs import write_csv, write_json, write_markdown
     from .page import write_figures, write_html

@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from zoo.store import atomic_write_text
+from zoo import atomic_write_text
 
 CNM = "C.N.M."
 

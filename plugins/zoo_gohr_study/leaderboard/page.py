@@ -6,7 +6,7 @@ import math
 from html import escape
 from pathlib import Path
 
-from zoo.store import atomic_write_text
+from zoo import atomic_write_text
 
 from .outputs import figure_name, number
 

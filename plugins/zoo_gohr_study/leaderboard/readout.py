@@ -6,9 +6,7 @@ from __future__ import annotations
 import numpy as np
 import yaml
 
-from zoo.errors import ZooError
-from zoo.metrics import read_metrics
-from zoo.store import RunFolder
+from zoo import RunFolder, ZooError, read_metrics
 
 from ..errors import converged, tce, trial_errors
 from .scoring import Cell

@@ -15,8 +15,7 @@ from pathlib import Path
 from zoo_board.cells import Recorded
 from zoo_gohr.web.recorded import HUMAN, recorded_digest, recorded_trials
 
-from zoo.errors import ZooError
-from zoo.spec import SpecBase
+from zoo import SpecBase, ZooError
 
 
 def is_recorded(spec: SpecBase) -> bool:

@@ -16,9 +16,7 @@ from zoo_board.plan import spec_link
 from zoo_board.scores import finite
 from zoo_report.stats.bands import median_bands
 
-from zoo import __version__
-from zoo.integrity import caveats, unfinished
-from zoo.store import MANIFEST, RunFolder
+from zoo import MANIFEST, RunFolder, __version__, caveats, unfinished
 
 from .board import LoadedBoard
 from .scoring import Cell, cell_summary, rule_comparisons, tournament

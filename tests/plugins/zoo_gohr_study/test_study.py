@@ -111,18 +111,18 @@ def test_overrides_apply_to_every_run_of_a_study(tmp_path):
 
 
 def test_study_runs_are_in_the_main_index_and_an_interrupted_study_resumes(tmp_path, capsys, monkeypatch):
-    import zoo.run
+    import zoo_gohr_study.study as study_module
 
     path = tmp_path / "study.yaml"
     path.write_text(STUDY_TEXT.replace("batch_sise", "batch_size"))
     runs = tmp_path / "runs"
-    real = zoo.run.execute_run
-    monkeypatch.setattr(zoo.run, "execute_run", lambda folder, registry, progress: "interrupted")
+    real = study_module.execute_run
+    monkeypatch.setattr(study_module, "execute_run", lambda folder, registry, progress: "interrupted")
     assert main(["study", str(path), "--runs-dir", str(runs)]) == 130
     assert f"continue with: zoo study {path} --resume --runs-dir {runs}" in capsys.readouterr().err
     assert main(["study", str(path), "--runs-dir", str(runs), "--no-progress"]) == 2  # it exists: resume it instead
     assert "--resume" in capsys.readouterr().err
-    monkeypatch.setattr(zoo.run, "execute_run", real)
+    monkeypatch.setattr(study_module, "execute_run", real)
     assert main(["study", str(path), "--runs-dir", str(runs), "--no-progress", "--resume"]) == 0
     ledger = json.loads((runs / "lines" / "study.json").read_text())
     assert sorted(ledger["runs"]) == ["bad", "clockwise"] and all((runs / name).is_dir() for name in ledger["runs"].values())

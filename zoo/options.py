@@ -1,6 +1,7 @@
-"""The backend options of the commands that start runs: ``--backend NAME``, and the options each backend declares.
+"""The options that the commands starting runs share: ``--set``, ``--seed``, ``--trials`` and ``--backend``.
 
-A command decorated with `backend_options` declares one parameter, ``backend: BackendChoice``. In its place the
+Plugins that add such a command (``zoo tune``, ``zoo study``) declare its options with these factories, so
+that every command reads them alike. A command decorated with `backend_options` declares one parameter, ``backend: BackendChoice``. In its place the
 command line shows ``--backend`` and every option of every registered backend (`zoo.BackendOption`), read from
 the registry when typer builds the command, so that a plugin's backend brings its own options
 (a cluster backend's ``--address``). An option given without ``--backend`` selects the backend it belongs to.
@@ -21,6 +22,22 @@ from .registry import get_registry
 
 log = logging.getLogger("zoo")
 _warned: set[tuple[str, str]] = set()  # (backend, flag) of the options refused, each warned about once
+
+
+def set_option():
+    """``--set KEY.PATH=VALUE`` (repeatable): overrides of single values of the spec."""
+    return typer.Option([], "--set", metavar="KEY.PATH=VALUE",
+                        help="Override one value of the spec, e.g. agent.learning_rate=3e-4 (repeatable).")
+
+
+def seed_option():
+    """``--seed N``: the spec's seed (its seeds list dropped)."""
+    return typer.Option(None, "--seed", min=0, max=2**32 - 1, help="Override the spec's seed (and drop its seeds list).")
+
+
+def trials_option():
+    """``--trials N``: the spec's number of trials."""
+    return typer.Option(None, "--trials", min=1, max=100_000, help="Override the spec's number of trials.")
 
 
 @dataclass(frozen=True)
