@@ -50,6 +50,7 @@ def main() -> None:
 
     registry = get_registry()
     runs_dir = args.runs_dir or Path(tempfile.mkdtemp(prefix="zoo-rlzoo-cartpole-"))
+    runs_dir.mkdir(parents=True, exist_ok=True)
     hyperparams = Path(rl_zoo3.__file__).parent / "hyperparams"
     print(f"machine: {cpu_description()}; rl-zoo3 {rl_zoo3.__version__}; {args.seeds} seeds; "
           f"{args.eval_episodes} greedy evaluation episodes per seed")

@@ -31,6 +31,7 @@ SPECS = {
     "sac": (PENDULUM, "learning_starts: 50, buffer_size: 500, batch_size: 16", "steps: 300, checkpoint_every: 100"),
     "td3": (PENDULUM, "learning_starts: 50, buffer_size: 500, batch_size: 16", "steps: 300, checkpoint_every: 100"),
     "random-legal": (GOHR_COLOR_MATCH, "", "episodes: 12, checkpoint_every: 2"),
+    "random": (PENDULUM, "", "steps: 2000, checkpoint_every: 400"),
     "gohr-linear-dqn": (GOHR_COLOR_MATCH, "batch_size: 8", "steps: 200, checkpoint_every: 40"),
     "gohr-mlp-dqn": (GOHR_COLOR_MATCH, "batch_size: 8, replay_size: 200", "steps: 200, checkpoint_every: 40"),
     "gdi-i3": (GOHR_COLOR_MATCH, SUBSTRATE, "steps: 600, checkpoint_every: 100"),
