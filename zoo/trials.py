@@ -6,6 +6,7 @@ Trials are trained in *trial groups*: one trial per group, or for an agent regis
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -115,8 +116,22 @@ def build_trial(
 
 
 def load_run_spec(folder: RunFolder, registry: Registry) -> SpecBase:
-    """The resolved spec of a run folder, validated against the installed plugins."""
-    return parse_spec(load_file(folder.path / RESOLVED_SPEC), registry)
+    """The resolved spec of a run folder, validated against the installed plugins; each entry is the one of the
+    plugin that run.json records (``entries``), so a plugin installed since, with the same names, changes nothing."""
+    document = load_file(folder.path / RESOLVED_SPEC)
+    recorded = folder.manifest().get("entries")
+    recorded = recorded if isinstance(recorded, dict) else {}
+    data = dict(document.data) if isinstance(document.data, dict) else document.data
+    for block, plugin in recorded.items():
+        value = data.get(block) if isinstance(data, dict) else None
+        if not (isinstance(value, dict) and isinstance(value.get("type"), str) and isinstance(plugin, str)):
+            continue
+        if plugin not in registry.plugins:
+            raise ZooError(f"{folder.path}: the run's {block} '{value['type']}' comes from plugin '{plugin}', which is "
+                           f"not loaded (installed: {', '.join(sorted(registry.plugins))}); install it to use this run")
+        if ":" not in value["type"]:
+            data[block] = {**value, "type": f"{plugin}:{value['type']}"}
+    return parse_spec(dataclasses.replace(document, data=data), registry)
 
 
 def trial_groups(spec: SpecBase, registry: Registry) -> list[list[int]]:

@@ -25,7 +25,8 @@ WARNINGS = [
     "Input should be less than or equal to 1; the plugin's other entries still load",
     f"warning: plugin '{PLUGIN}': agent 'callable-agent' refused: params have no JSON Schema (field 'schedule' of "
     "type Callable); use JSON-ready types; the plugin's other entries still load",
-    f"warning: plugin '{PLUGIN}' registers agent 'ppo', already registered by built-in plugin 'sb3'; ignored",
+    f"warning: plugin '{PLUGIN}' registers agent 'ppo', already registered by built-in plugin 'sb3'; "
+    f"it answers to '{PLUGIN}:ppo' only",
 ]
 
 
