@@ -113,7 +113,7 @@ class _CheckedCall:
 
     def _check_observation(self, observation: Any) -> None:
         space = getattr(self.env, "observation_space", None)  # batched for a vector env
-        if space is None or _in_space(space, observation):
+        if space is None or in_space(space, observation):
             return
         shape = getattr(observation, "shape", None)
         raise PluginFailed(f"plugin {self.plugin}, env {self.name}, {self.call}: the observation "
@@ -121,7 +121,7 @@ class _CheckedCall:
                            f" is not in its observation space {space}")
 
 
-def _in_space(space: Any, observation: Any) -> bool:
+def in_space(space: Any, observation: Any) -> bool:
     """Whether `observation` is in `space`, letting a Box's values come in another numeric dtype (float64 for float32)."""
     if space.contains(observation):
         return True
