@@ -345,7 +345,7 @@ def check_rule_set_entry(subject: str, entry: Any, registry: Registry, own_envs:
                 load_rules(path)
             except Exception as exc:
                 raise AssertionError(f"{path}: {' '.join(str(exc).split())}") from None
-        return f"{len(files)} files"
+        return f"{len(files)} file{'' if len(files) == 1 else 's'}"
 
     yield _run(subject, "every rule file parses", parses)
 
