@@ -42,8 +42,10 @@ def new_plugin(
 ) -> None:
     """Write a plugin package (an env, an agent, a meta-controller, a GOHR rule set, tests that run the checks of
     zoo check, a README and a CI workflow) that passes zoo check as written."""
-    import copier
-
+    try:
+        import copier
+    except ImportError:
+        raise ZooError("zoo new plugin needs copier: pip install 'zoo-rl[kit]'") from None
     if not PLUGIN_NAME.fullmatch(name):
         raise ZooError(f"'{name}' cannot name a plugin: use lower-case letters and digits, words joined by '-' (my-envs)")
     target = directory or Path(name)
