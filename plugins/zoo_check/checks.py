@@ -218,7 +218,8 @@ def check_agent_entry(subject: str, entry: AgentEntry, registry: Registry, own_e
             return folder
 
         straight = []
-        yield _run(subject, f"trains {AGENT_STEPS} steps on {env['type']}", lambda: straight.append(train("a")))
+        on = " ".join(str(value) for value in env.values())
+        yield _run(subject, f"trains {AGENT_STEPS} steps on {on}", lambda: straight.append(train("a")))
         if not straight:
             return
         yield _run(subject, "evaluation", lambda: _evaluated(straight[0]))
