@@ -167,8 +167,8 @@ def run_trials(
     registry = registry or get_registry()
     folder = RunFolder(Path(run_path))
     spec = load_run_spec(folder, registry)
-    agent = registry.get("agent", spec.agent.type)
-    others = [suspect("env", registry.get("env", spec.env.type), registry.get("env", spec.env.type).factory)]
+    agent, env = registry.get("agent", spec.agent.type), registry.get("env", spec.env.type)
+    others = [suspect("env", env, env.factory)]
     if spec.meta_controller is not None:
         meta = registry.get("meta_controller", spec.meta_controller.type)
         others.append(suspect("meta_controller", meta, meta.factory))
