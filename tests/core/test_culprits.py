@@ -149,3 +149,25 @@ def test_observations_are_checked_every_hundredth_step_by_default(example):
             if terminated or truncated:
                 env.reset()
     assert steps % 100 == 0
+
+
+def test_the_meta_controllers_package_takes_the_blame_for_what_raises_in_it(tmp_path, monkeypatch):
+    from zoo.culprits import Suspect, blame
+
+    (tmp_path / "culprit_bandits.py").write_text("def sample(arms):\n    return arms[5]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import culprit_bandits
+
+    def learn():
+        culprit_bandits.sample([])
+
+    with pytest.raises(IndexError) as raised:
+        learn()
+    agent = Suspect("agent", "gdi-like", "mine", learn.__module__.partition(".")[0])
+    meta = Suspect("meta_controller", "ucb", "bandits", "culprit_bandits")
+    assert str(blame(raised.value, agent, (meta,))) == (
+        f"plugin bandits, meta-controller ucb, sample: IndexError: list index out of range ({tmp_path}/culprit_bandits.py:2)")
+    without_meta = str(blame(raised.value, agent))  # the outermost frame of the agent's package names the call
+    assert without_meta.startswith("plugin mine, agent gdi-like, test_the_meta_controllers_package_takes_the_blame")
+    assert f"IndexError: list index out of range ({__file__}:" in without_meta
+    assert blame(raised.value, Suspect("agent", "other", "other", "not_in_the_traceback")) is None
