@@ -92,9 +92,9 @@ def _run(subject: str, check: str, body: Callable[[], str | None]) -> Result:
 # -- envs ------------------------------------------------------------------------------------------
 
 def check_env_entry(subject: str, entry: EnvEntry, registry: Registry, own_envs: list[Entry]) -> Iterator[Result]:
-    required = [name for name, field in entry.params.model_fields.items() if field.is_required()]
-    if required:
-        yield Result("SKIP", subject, "contract", f"its params need values ({', '.join(required)}) that no check can guess")
+    skipped = _needs_values(subject, entry)
+    if skipped is not None:
+        yield skipped
         return
     params = entry.params()
     yield _run(subject, "gymnasium check_env", lambda: _gymnasium_check(entry, params))
@@ -106,6 +106,14 @@ def check_env_entry(subject: str, entry: EnvEntry, registry: Registry, own_envs:
     modes = (getattr(probe, "metadata", None) or {}).get("render_modes") or []
     yield Result("SKIP", subject, "render modes", f"claims {', '.join(modes) or 'none'}; the zoo's env factories "
                                                   "take no render mode, so rendering is not checked")
+
+
+def _needs_values(subject: str, entry: Entry) -> Result | None:
+    """A SKIP when `entry`'s params have required fields (no check can guess their values); None otherwise."""
+    required = [name for name, field in entry.params.model_fields.items() if field.is_required()]
+    if not required:
+        return None
+    return Result("SKIP", subject, "contract", f"its params need values ({', '.join(required)}) that no check can guess")
 
 
 def _gymnasium_check(entry: EnvEntry, params: Any) -> str:
@@ -195,6 +203,10 @@ def _masks(entry: EnvEntry, params: Any) -> str:
 def check_agent_entry(subject: str, entry: AgentEntry, registry: Registry, own_envs: list[Entry]) -> Iterator[Result]:
     from zoo.run import Interrupted, execute_run, prepare_run, run_trials
 
+    skipped = _needs_values(subject, entry)
+    if skipped is not None:
+        yield skipped
+        return
     with tempfile.TemporaryDirectory(prefix="zoo-check-") as scratch, _every_step_checked():
         root = Path(scratch)
         env, problems = None, []
@@ -293,6 +305,11 @@ def _same_numbers(reference: Any, other: Any, what: str) -> str:
 def check_meta_controller_entry(subject: str, entry: MetaControllerEntry, registry: Registry,
                                 own_envs: list[Entry]) -> Iterator[Result]:
     from zoo import MetaController
+
+    skipped = _needs_values(subject, entry)
+    if skipped is not None:
+        yield skipped
+        return
 
     def build(seed: int) -> Any:
         return entry.factory(entry.params(), SPACE, np.random.default_rng(seed))

@@ -60,10 +60,10 @@ def test_the_example_plugin_passes(example):
     }
 
 
-def test_the_bandits_and_the_gohr_rule_sets_pass(capsys, monkeypatch):
+def test_cheap_built_in_plugins_pass(capsys, monkeypatch):
     registry = Registry()
     registry.load_entry_points()
-    for target in ("bandits", "gohr:paper"):
+    for target in ("bandits", "gohr", "gym", "minatar"):  # gohr: rule sets; the envs and human agent are skipped
         code, failed = failures(capsys, target, registry, monkeypatch)
         assert (code, failed) == (0, [])
 
