@@ -34,8 +34,8 @@ AGENT_STEPS, AGENT_CHECKPOINT, AGENT_EVAL = 300, 100, 2
 ENV_STEPS = 200
 #: the behavior space meta-controllers are checked in
 SPACE = BehaviorSpace((Coordinate("beta", 0.0, 4.0, 1.0), Coordinate("eps", 0.0, 1.0, 0.25)), default=(1.0, 0.5))
-#: the env an agent of a plugin without envs of its own is tried on
-FALLBACK_ENVS = ({"type": "gym", "id": "CartPole-v1"},)
+#: the envs an agent is tried on after its own plugin's: discrete actions, then continuous ones
+FALLBACK_ENVS = ({"type": "gym", "id": "CartPole-v1"}, {"type": "gym", "id": "Pendulum-v1"})
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,8 @@ def check_agent_entry(subject: str, entry: AgentEntry, registry: Registry, own_e
             env = candidate
             break
         if env is None:
-            yield Result("FAIL", subject, "builds", "on none of its plugin's envs nor CartPole-v1: " + "; ".join(problems))
+            yield Result("FAIL", subject, "builds", "on none of its plugin's envs, CartPole-v1 or Pendulum-v1: "
+                         + "; ".join(problems))
             return
         spec = _agent_spec(root, entry, env)
 
