@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from .errors import RunFailed
+from .errors import RunFailed, one_line
 
 #: observations are checked on reset and on every CHECK_EVERY-th step unless ``ZOO_CHECK_EVERY`` says otherwise
 CHECK_EVERY = 100
+#: the characters of an exception's message a failure quotes (some libraries' messages run to thousands)
+MESSAGE_LIMIT = 300
 #: an attribute of an exception raised by an env's checked method: (plugin, entry, call)
 _ENV_FAULT = "__zoo_env_fault__"
 
@@ -158,5 +160,9 @@ def _label(kind: str) -> str:
 
 
 def _failure(head: str, exc: BaseException, frames: list) -> PluginFailed:
+    """The one line: `head`, the exception (its message cut at MESSAGE_LIMIT characters) and the innermost of `frames`."""
     where = f" ({frames[-1][1].filename}:{frames[-1][1].lineno})" if frames else ""
-    return PluginFailed(f"{head}: {type(exc).__name__}: {exc}{where}")
+    message = one_line(str(exc))
+    if len(message) > MESSAGE_LIMIT:
+        message = message[:MESSAGE_LIMIT] + "... (--debug shows all of it)"
+    return PluginFailed(f"{head}: {type(exc).__name__}: {message}{where}")
