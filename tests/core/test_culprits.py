@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import zoo.cli
 import zoo.registry
 from zoo import AgentEntry, EnvEntry, hookimpl
 from zoo.cli import main
@@ -50,6 +51,7 @@ def zoo_with(example, monkeypatch, tmp_path):
                 name="tabular-q", params=example.qlearning.QLearningParams, factory=example.qlearning.QLearningAgent)))))
         registry.add("mini", plugin)
         monkeypatch.setattr(zoo.registry, "_default", registry)
+        monkeypatch.setattr(zoo.cli, "_commands_added", True)  # train is the kernel's; add no plugin's commands from here
 
     def train(plugin, env: str, agent: str, capsys, *options: str):
         register(plugin)
