@@ -57,6 +57,13 @@ from .errors import (
     ZooError,  # a user-facing error, printed without a traceback
     did_you_mean,  # " (did you mean 'x'?)" for the closest of some choices
 )
+# Failures inside plugins: name the plugin, the entry and the call that raised, in one line.
+from .culprits import (
+    PluginFailed,  # a run failed inside a plugin's env, agent, meta-controller or reporter
+    blame,  # the PluginFailed of an exception raised inside one of some suspects, or None
+    in_space,  # whether an observation lies in a gymnasium space (the run loop's cheap env check)
+    suspect,  # a suspect for blame: a kind of entry, the entry and the call it was in
+)
 
 # Spec files: YAML with the place of every key, run specs built from the registry, command-line overrides.
 from .overrides import Overrides  # the --set/--seed/--trials/--backend overrides of one command line
@@ -141,6 +148,7 @@ __all__ = [
     "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "MetaController", "MetaControllerFactory",
     # errors
     "Problem", "RunFailed", "SpecError", "ZooError", "did_you_mean",
+    "PluginFailed", "blame", "in_space", "suspect",
     # specs and YAML
     "Overrides", "SpecBase", "load_spec_text", "parse_spec", "tagged_model",
     "Loc", "LocatedDocument", "load_file", "load_text",

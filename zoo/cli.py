@@ -182,7 +182,8 @@ def plugins(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
         rows.append({"name": name, "version": info.version, "distribution": info.distribution,
                      "hooks": list(info.hooks), "provides": {k: v for k, v in provides.items() if v}})
     if as_json:
-        typer.echo(json.dumps({"plugins": rows, "failed": registry.failures}, indent=2))
+        typer.echo(json.dumps({"plugins": rows, "failed": registry.failures,
+                               "clashes": {k: v for k, v in registry.clashes.items() if v}}, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
@@ -192,6 +193,9 @@ def plugins(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -
         provides = "; ".join(f"{registry.kinds[k][2]}: {', '.join(v)}" for k, v in row["provides"].items())
         table.add_row(row["name"], row["version"], "\n".join(row["hooks"]), provides)
     Console().print(table)
+    for kind, names in registry.clashes.items():
+        for name in names:
+            typer.echo(f"clash: {registry.clash_message(kind, name)}")
 
 
 @app.command("list")
@@ -208,12 +212,14 @@ def list_entries(kind: str | None = typer.Argument(None, help=f"One of: {', '.jo
         for entry_name in registry.names(name):
             entry = registry.entries[name][entry_name]
             typer.echo(f"  {entry_name:24s} {entry.description}  [{entry.plugin}]")
+        for clashing in registry.clashes.get(name, {}):
+            typer.echo(f"  clash: {registry.clash_message(name, clashing)}")
 
 
 @app.command()
 def describe(
     kind: str = typer.Argument(..., help=f"One of: {', '.join(KINDS)}, or a kind a plugin adds."),
-    name: str = typer.Argument(..., help="The entry's registered name (zoo list KIND shows them)."),
+    name: str = typer.Argument(..., help="The entry's registered name (zoo list KIND shows them), or PLUGIN:NAME."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show one entry's parameters: their types, defaults and descriptions."""

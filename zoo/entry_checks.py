@@ -28,6 +28,8 @@ def entry_problem(entry: Entry) -> str | None:
     """Why `entry` cannot be registered, in one phrase; None when it can."""
     if not isinstance(entry.name, str) or not entry.name or entry.name != entry.name.strip():
         return f"its name must be a non-empty string without surrounding spaces, got {entry.name!r}"
+    if ":" in entry.name:
+        return f"its name may not hold ':', which separates a plugin from a name (PLUGIN:NAME), got {entry.name!r}"
     callables = {
         DocumentEntry: ("validate",), ReporterEntry: ("report",), KindEntry: (),
     }.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())

@@ -10,9 +10,13 @@ Environment variables:
 * ``ZOO_DISABLE_PLUGINS``: comma-separated names; these plugins do not load.
 
 The kernel's own plugin, ``core`` (the ``local`` backend of `zoo.workers`), is in every registry.
-Built-in plugins (those of the zoo's own distribution) load first, then the others by name, so a
-built-in name cannot be taken over. Every entry is checked as it is registered
-(:mod:`zoo.entry_checks`): a bad one is refused with a warning and the plugin's others load.
+Built-in plugins (those of the zoo's own distribution) load first, then the others by name. Every
+entry is checked as it is registered (:mod:`zoo.entry_checks`): a bad one is refused with a warning
+and the plugin's others load.
+
+Names have owners: every entry answers to its qualified name ``PLUGIN:NAME`` too. A built-in's bare
+name cannot be taken over (a third party's entry of that name answers to its qualified name only),
+and a bare name two third-party plugins register belongs to neither: specs must qualify it.
 """
 
 from __future__ import annotations
@@ -75,15 +79,50 @@ class PluginInfo:
     builtin: bool = False
 
 
+class EntryTable(dict):
+    """The entries of one kind, keyed by the name a spec gives them: the bare name, or ``PLUGIN:NAME`` for an
+    entry whose bare name is a built-in's or clashes. Lookups (``[]``, ``in``, ``get``) also accept the
+    qualified name ``PLUGIN:NAME`` of any entry."""
+
+    def resolve(self, name: Any) -> str | None:
+        """The key of the entry `name` (a key, or any entry's qualified name); None if there is none."""
+        if not isinstance(name, str):
+            return None
+        if dict.__contains__(self, name):
+            return name
+        plugin, _, bare = name.partition(":")
+        return next((key for key, entry in self.items() if entry.plugin == plugin and entry.name == bare), None)
+
+    def __getitem__(self, name: Any) -> Entry:
+        key = self.resolve(name)
+        if key is None:
+            raise KeyError(name)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, name: Any) -> bool:
+        return self.resolve(name) is not None
+
+    def get(self, name: Any, default: Any = None) -> Any:
+        key = self.resolve(name)
+        return default if key is None else dict.__getitem__(self, key)
+
+
+def qualified(entry: Entry) -> str:
+    """``PLUGIN:NAME``, the name of `entry` that no other plugin can take."""
+    return f"{entry.plugin}:{entry.name}"
+
+
 @dataclass(eq=False)
 class Registry:
     """Loaded plugins and the entries they registered, by kind and name."""
 
     manager: pluggy.PluginManager = field(default_factory=lambda: _new_manager())
     kinds: dict[str, tuple[str, type[Entry], str]] = field(default_factory=lambda: dict(KINDS))
-    entries: dict[str, dict[str, Entry]] = field(default_factory=lambda: {kind: {} for kind in KINDS})
+    entries: dict[str, EntryTable] = field(default_factory=lambda: {kind: EntryTable() for kind in KINDS})
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
+    #: kind -> bare name -> the third-party plugins that each register it (none of them owns it)
+    clashes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         from . import __version__, workers
@@ -135,12 +174,12 @@ class Registry:
             self._fail(name, f"failed while registering{_where(exc)}: {type(exc).__name__}: {exc}", exc)
             return False
         for kind in declared:
-            self._add_entry(name, "kind", kind)
+            self._add_entry(name, "kind", kind, builtin)
         for warning in hook_lint(plugin, self.known_hooks(), hookspecs.PROJECT):
             log.warning("plugin '%s': %s", name, warning)
         for kind, items in collected.items():
             for entry in items if kind in self.kinds else ():  # the entries of a kind refused are dropped with it
-                self._add_entry(name, kind, entry)
+                self._add_entry(name, kind, entry, builtin)
         known = set(self.known_hooks())
         hooks = tuple(sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or () if caller.name in known))
         self.plugins[name] = PluginInfo(name, version, distribution, hooks, builtin)
@@ -164,7 +203,7 @@ class Registry:
         except Exception as exc:  # pluggy checks the implementations already registered against the new spec
             return f"its hook does not fit the plugins already loaded: {type(exc).__name__}: {exc}"
         self.kinds[kind.name] = (kind.hook, kind.entry, kind.label)
-        self.entries[kind.name] = {}
+        self.entries[kind.name] = EntryTable()
         for other in list(self.plugins):
             try:
                 found = self._collect(self.manager.get_plugin(other), {kind.name: self.kinds[kind.name]})
@@ -173,11 +212,12 @@ class Registry:
                             other, kind.label, _where(exc), type(exc).__name__, exc)
                 continue
             for entry in found.get(kind.name, []):
-                self._add_entry(other, kind.name, entry)
+                self._add_entry(other, kind.name, entry, self.plugins[other].builtin)
         return None
 
-    def _add_entry(self, plugin: str, kind: str, entry: Entry) -> None:
-        """Keep `entry` unless it fails its checks or its name is taken (the first plugin keeps a name)."""
+    def _add_entry(self, plugin: str, kind: str, entry: Entry, builtin: bool) -> None:
+        """Keep `entry` unless it fails its checks; under its bare name unless a built-in owns that name or another
+        third-party plugin registers it too (then under ``PLUGIN:NAME``, and the clash is recorded)."""
         label = self.kinds[kind][2]
         problem = entry_problem(entry)
         if problem is None and kind == "kind" and entry.name not in self.entries[kind]:
@@ -186,14 +226,52 @@ class Registry:
             log.warning("plugin '%s': %s '%s' refused: %s; the plugin's other entries still load",
                         plugin, label, entry.name, problem)
             return
-        known = self.entries[kind].get(entry.name)
-        if known is not None:
-            owner = self.plugins.get(known.plugin)
-            by = f"{'built-in ' if owner is not None and owner.builtin else ''}plugin '{known.plugin}'"
-            log.warning("plugin '%s' registers %s '%s', already registered by %s; ignored",
-                        plugin, label, entry.name, by)
+        table, entry = self.entries[kind], replace(entry, plugin=plugin)
+        known = dict.get(table, entry.name)
+        if dict.__contains__(table, qualified(entry)) or (known is not None and known.plugin == plugin):
+            log.warning("plugin '%s' registers %s '%s' twice; the second is ignored", plugin, label, entry.name)
             return
-        self.entries[kind][entry.name] = replace(entry, plugin=plugin)
+        rivals = self.clashes.setdefault(kind, {}).get(entry.name)
+        if known is None and rivals is None:
+            table[entry.name] = entry
+        elif kind == "kind":  # a kind's name is global: the first declaration keeps it
+            log.warning("plugin '%s' declares %s '%s', already declared by plugin '%s'; ignored",
+                        plugin, label, entry.name, known.plugin if known else rivals[0])
+        elif rivals is not None:
+            rivals.append(plugin)
+            table[qualified(entry)] = entry
+            self._warn_clash(kind, entry.name)
+        elif self._is_builtin(known.plugin) or not builtin:
+            if self._is_builtin(known.plugin):
+                table[qualified(entry)] = entry
+                log.warning("plugin '%s' registers %s '%s', already registered by built-in plugin '%s'; "
+                            "it answers to '%s' only", plugin, label, entry.name, known.plugin, qualified(entry))
+            else:  # two third parties: neither keeps the bare name
+                del table[entry.name]
+                table[qualified(known)] = known
+                table[qualified(entry)] = entry
+                self.clashes[kind][entry.name] = [known.plugin, plugin]
+                self._warn_clash(kind, entry.name)
+        else:  # a built-in registered after a third party takes its name back
+            del table[entry.name]
+            table[qualified(known)] = known
+            table[entry.name] = entry
+            log.warning("plugin '%s' registers %s '%s', which built-in plugin '%s' registers too; "
+                        "it answers to '%s' only", known.plugin, label, entry.name, plugin, qualified(known))
+
+    def _is_builtin(self, plugin: str) -> bool:
+        info = self.plugins.get(plugin)
+        return info is not None and info.builtin
+
+    def _warn_clash(self, kind: str, name: str) -> None:
+        log.warning("%s; specs must name one of them", self.clash_message(kind, name))
+
+    def clash_message(self, kind: str, name: str) -> str:
+        """One line on the bare `name` that several third-party plugins register: who, and what to write instead."""
+        plugins = self.clashes[kind][name]
+        owners = ", ".join(f"'{p}'" for p in plugins[:-1]) + f" and '{plugins[-1]}'"
+        choices = " or ".join(f"'{p}:{name}'" for p in plugins)
+        return f"{self.kinds[kind][2]} '{name}' is registered by plugins {owners}; write {choices}"
 
     def _fail(self, name: str, message: str, exc: BaseException | None = None) -> None:
         self.failures[name] = message
@@ -220,6 +298,8 @@ class Registry:
             raise ZooError(self.unknown_message(kind, name)) from None
 
     def unknown_message(self, kind: str, name: str) -> str:
+        if name in self.clashes.get(kind, {}):
+            return self.clash_message(kind, name)
         label = self.kinds[kind][2]
         known = self.names(kind)
         listing = ", ".join(known) if known else "none (is the plugin that provides it installed?)"

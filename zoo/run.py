@@ -21,9 +21,10 @@ from typing import Any
 import yaml
 
 from . import __version__
-from .blame import blame_context, build_error
+from .build_errors import blame_context, build_error
 from .checkpoints import save_checkpoint
 from .console import ProgressBar, StopFlag
+from .culprits import PluginFailed
 from .errors import RunFailed, ZooError
 from .integrity import account_for_rows
 from .overrides import Overrides
@@ -165,7 +166,7 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True,
         stop = StopFlag()
         bar = ProgressBar(enabled=progress and spec.logging.progress, label=folder.path.name, trials=spec.trials,
                           amount=spec.budget.amount, unit=spec.budget.unit)
-        status, error, details = "finished", None, None
+        status, error, details, cause = "finished", None, None, None
         try:
             with stop.installed(), bar:
                 backend_for(spec, registry).train(folder.path, groups, stop, bar.update)
@@ -175,6 +176,8 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True,
             status, error, details = "failed", str(exc), exc.details
         except ZooError as exc:
             status, error = "failed", str(exc)
+            if isinstance(exc, PluginFailed):  # a plugin's own error: its traceback for run.json and --debug
+                details, cause = "".join(traceback.format_exception(exc)), exc
         except Exception as exc:
             status, error = "failed", f"{type(exc).__name__}: {exc}"
             folder.update(status=status, error=error, pid=None, traceback=traceback.format_exc(),
@@ -184,7 +187,7 @@ def execute_run(folder: RunFolder, registry: Registry, *, progress: bool = True,
         folder.update(status=status, error=error, pid=None, stopped_by=stop.signal_name if status == "interrupted" else None,
                       resumed=_resumes(folder, spec), **fields)
     if error:
-        raise RunFailed(f"run {folder.path} failed: {error}")
+        raise RunFailed(f"run {folder.path} failed: {error}") from cause
     return status
 
 

@@ -8,6 +8,7 @@ anything is built. Problems are reported with the YAML file, line and field path
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 import types
 import typing
@@ -379,9 +380,10 @@ def parse_spec(document: LocatedDocument, registry: Registry) -> SpecBase:
     problems = _check_plugin_names(document, registry)
     if problems:
         raise SpecError(problems)
+    document = dataclasses.replace(document, data=_registered_types(data, registry))
     model = spec_model(registry)
     try:
-        spec = model.model_validate(data)
+        spec = model.model_validate(document.data)
     except ValidationError as exc:
         raise SpecError([_problem(document, error, model) for error in exc.errors()]) from None
     if spec.meta_controller is not None and not registry.entries["agent"][spec.agent.type].behavior_space:
@@ -439,6 +441,17 @@ def _check_plugin_names(document: LocatedDocument, registry: Registry) -> list[P
         elif not isinstance(value["type"], str) or value["type"] not in registry.entries[kind]:
             problems.append(document.problem((block, "type"), registry.unknown_message(kind, str(value["type"]))))
     return problems
+
+
+def _registered_types(data: dict[str, Any], registry: Registry) -> dict[str, Any]:
+    """`data` with each block's ``type`` given as the registry keys it (``PLUGIN:NAME`` becomes the bare name
+    where that plugin owns it), so that the spec and the run folder name an entry one way."""
+    renamed = dict(data)
+    for block, kind in PLUGIN_BLOCKS.items():
+        value = data.get(block)
+        if isinstance(value, dict) and isinstance(value.get("type"), str):
+            renamed[block] = {**value, "type": registry.entries[kind].resolve(value["type"]) or value["type"]}
+    return renamed
 
 
 def _clean_loc(data: Any, loc: tuple) -> Loc:

@@ -6,6 +6,7 @@ Trials are trained in *trial groups*: one trial per group, or for an agent regis
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Any
 
 from .agent import Agent, Progress, TrialContext
 from .checkpoints import Checkpoint, load_newest, remove_torn, save_checkpoint
+from .culprits import blame, checked_env, suspect
 from .errors import ZooError
 from .evaluation import evaluate_and_keep_best
 from .metrics import MetricLogger, Running
@@ -58,8 +60,11 @@ class Built:
     logger: MetricLogger
 
 
-def _wrapped(factory: Callable[..., Any], params: Any, wrap_env: Callable[[Any], Any], env_seed: int | None) -> Any:
-    return wrap_env(factory(params, env_seed))
+def _built_env(factory: Callable[..., Any], params: Any, plugin: str, name: str,
+               wrap_env: Callable[[Any], Any] | None, *args: Any) -> Any:
+    """An env of `factory` whose outputs are checked (`zoo.culprits.checked_env`), wrapped by `wrap_env` if given."""
+    env = checked_env(factory(params, *args), plugin, name)
+    return env if wrap_env is None else wrap_env(env)
 
 
 def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
@@ -77,10 +82,11 @@ def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, 
     # pickle, for agents that build envs in other processes
     return TrialContext(
         seed=seed, trial=trial, directory=directory, env_params=spec.env,
-        make_env=partial(env_entry.factory, spec.env) if wrap_env is None else partial(_wrapped, env_entry.factory, spec.env, wrap_env),
+        make_env=partial(_built_env, env_entry.factory, spec.env, env_entry.plugin, env_entry.name, wrap_env),
         logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
-        make_vector_env=partial(env_entry.vector_factory, spec.env) if env_entry.vector_factory is not None else None,
+        make_vector_env=(partial(_built_env, env_entry.vector_factory, spec.env, env_entry.plugin, env_entry.name, None)
+                         if env_entry.vector_factory is not None else None),
         backend=spec.backend, backend_capabilities=registry.get("backend", spec.backend.type).capabilities,
     )
 
@@ -115,8 +121,22 @@ def build_trial(
 
 
 def load_run_spec(folder: RunFolder, registry: Registry) -> SpecBase:
-    """The resolved spec of a run folder, validated against the installed plugins."""
-    return parse_spec(load_file(folder.path / RESOLVED_SPEC), registry)
+    """The resolved spec of a run folder, validated against the installed plugins; each entry is the one of the
+    plugin that run.json records (``entries``), so a plugin installed since, with the same names, changes nothing."""
+    document = load_file(folder.path / RESOLVED_SPEC)
+    recorded = folder.manifest().get("entries")
+    recorded = recorded if isinstance(recorded, dict) else {}
+    data = dict(document.data) if isinstance(document.data, dict) else document.data
+    for block, plugin in recorded.items():
+        value = data.get(block) if isinstance(data, dict) else None
+        if not (isinstance(value, dict) and isinstance(value.get("type"), str) and isinstance(plugin, str)):
+            continue
+        if plugin not in registry.plugins:
+            raise ZooError(f"{folder.path}: the run's {block} '{value['type']}' comes from plugin '{plugin}', which is "
+                           f"not loaded (installed: {', '.join(sorted(registry.plugins))}); install it to use this run")
+        if ":" not in value["type"]:
+            data[block] = {**value, "type": f"{plugin}:{value['type']}"}
+    return parse_spec(dataclasses.replace(document, data=data), registry)
 
 
 def trial_groups(spec: SpecBase, registry: Registry) -> list[list[int]]:
@@ -147,6 +167,24 @@ def run_trials(
     registry = registry or get_registry()
     folder = RunFolder(Path(run_path))
     spec = load_run_spec(folder, registry)
+    agent, env = registry.get("agent", spec.agent.type), registry.get("env", spec.env.type)
+    others = [suspect("env", env, env.factory)]
+    if spec.meta_controller is not None:
+        meta = registry.get("meta_controller", spec.meta_controller.type)
+        others.append(suspect("meta_controller", meta, meta.factory))
+    try:
+        return _train_group(folder, spec, registry, group, should_stop, report)
+    except (ZooError, Interrupted):
+        raise
+    except Exception as exc:  # a plugin's code failed: named in one line, the traceback kept as the cause
+        failure = blame(exc, suspect("agent", agent, agent.factory), tuple(others))
+        if failure is None:
+            raise
+        raise failure from exc
+
+
+def _train_group(folder: RunFolder, spec: SpecBase, registry: Registry, group: list[int],
+                 should_stop: Callable[[], bool], report: Report) -> list[dict[str, Any]]:
     entry = registry.get("agent", spec.agent.type)
     seeds = [folder.manifest()["seeds"][t] for t in group]
     if all((folder.trial_dir(t) / RESULT).exists() for t in group):

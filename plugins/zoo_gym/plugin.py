@@ -3,6 +3,7 @@ agent (uniform actions over any gymnasium action space)."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -13,7 +14,8 @@ from zoo import AgentEntry, EnvEntry, Params, did_you_mean, hookimpl, seeded_env
 class GymEnvParams(Params):
     """A gymnasium environment by registered id."""
 
-    id: str = Field(description="a gymnasium environment id, e.g. CartPole-v1")
+    id: str = Field(description="a gymnasium environment id, e.g. CartPole-v1, or MODULE:ID for an id that "
+                                "importing MODULE registers (mypkg.envs:Walk-v0), as gymnasium.make reads it")
     kwargs: dict[str, Any] = Field(default_factory=dict, description="keyword arguments for gymnasium.make")
     max_episode_steps: int | None = Field(default=None, gt=0, description="override the id's time limit")
 
@@ -22,9 +24,16 @@ class GymEnvParams(Params):
     def _registered(cls, value: str) -> str:
         import gymnasium
 
-        if value not in gymnasium.registry:
+        module, _, env_id = value.rpartition(":")
+        if module:  # gymnasium.make imports it before it looks the id up; so does the check
+            try:
+                importlib.import_module(module)
+            except Exception as exc:  # the module's own import error is the message
+                raise ValueError(f"'{value}': cannot import the module '{module}' ({type(exc).__name__}: {exc})") from None
+        if env_id not in gymnasium.registry:
             known = list(gymnasium.registry)
-            raise ValueError(f"'{value}' is not a registered gymnasium id{did_you_mean(value, known)}")
+            after = f" after importing '{module}'" if module else ""
+            raise ValueError(f"'{env_id}' is not a registered gymnasium id{after}{did_you_mean(env_id, known)}")
         return value
 
 

@@ -1,8 +1,9 @@
 """``zoo report`` and ``zoo compare``: dispatch to the reporter of each run's environment.
 
-Plugins register reporters for their environments (GOHR's cumulative errors, Atari's normalised
-scores); runs of any other environment get the generic report here: returns per trial, learning
-curves with bootstrap bands, and U-tests between runs.
+Every group of runs gets the generic report here: returns per trial, learning curves with bootstrap
+bands, and U-tests between runs. Plugins register reporters for their environments (GOHR's cumulative
+errors, Atari's normalised scores), whose files are added to it; a reporter that writes ``report.md``
+or ``summary.json`` itself replaces the generic ones.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from zoo import (
     RunFolder,
     ZooError,
     atomic_write_text,
+    blame,
     caveats,
     final_returns,
     read_json,
+    suspect,
     trial_returns,
 )
 
@@ -58,9 +61,24 @@ def report(registry: Registry, runs: list[RunFolder], out: Path) -> list[Path]:
         entry = reporter_for(registry, env)
         target = out if len(groups) == 1 else out / env
         target.mkdir(parents=True, exist_ok=True)
-        written += entry.report(group, target) if entry else generic_report(group, target)
+        generic = generic_report(group, target)
+        added = _reporter_files(entry, group, target) if entry is not None else []
+        written += [path for path in generic if path not in added] + added  # a reporter's file replaces its namesake
     annotate_report(written, runs)  # unfinished runs and lost rows, in every report
     return written
+
+
+def _reporter_files(entry: ReporterEntry, group: list[RunFolder], target: Path) -> list[Path]:
+    """What a plugin's reporter writes; an exception of its own is one line naming the plugin and the reporter."""
+    try:
+        return list(entry.report(group, target))
+    except ZooError:
+        raise
+    except Exception as exc:
+        failure = blame(exc, suspect("reporter", entry, entry.report))
+        if failure is None:
+            raise
+        raise failure from exc
 
 
 def compare(registry: Registry, a: RunFolder, b: RunFolder) -> str:

@@ -79,16 +79,6 @@ def test_registering_the_wrong_entry_type_is_an_error(caplog):
     assert registry.names("agent") == [] and registry.names("env") == []
 
 
-def test_a_duplicate_name_keeps_the_first(caplog):
-    registry = Registry()
-    registry.add("first", env_plugin("chain"))
-    with caplog.at_level(logging.WARNING, logger="zoo"):
-        registry.add("second", env_plugin("chain", "grid"))
-    assert registry.get("env", "chain").plugin == "first"
-    assert registry.get("env", "grid").plugin == "second"
-    assert "already registered by plugin 'first'" in caplog.text
-
-
 class _FakeEntryPoint:
     def __init__(self, name, target):
         self.name, self.value, self.dist, self._target = name, f"fake:{name}", None, target
@@ -287,8 +277,10 @@ def test_builtins_load_first_and_keep_their_names(monkeypatch, caplog):
         registry.load_entry_points()
     assert list(registry.plugins) == ["core", "zz-builtin", "aa-thirdparty"]
     assert registry.get("env", "chain").plugin == "zz-builtin" and registry.get("env", "grid").plugin == "aa-thirdparty"
+    assert registry.get("env", "aa-thirdparty:chain").plugin == "aa-thirdparty"
     assert [r.getMessage() for r in caplog.records] == [
-        "plugin 'aa-thirdparty' registers environment 'chain', already registered by built-in plugin 'zz-builtin'; ignored"
+        "plugin 'aa-thirdparty' registers environment 'chain', already registered by built-in plugin 'zz-builtin'; "
+        "it answers to 'aa-thirdparty:chain' only"
     ]
 
 

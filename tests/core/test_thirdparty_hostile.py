@@ -25,7 +25,8 @@ WARNINGS = [
     "Input should be less than or equal to 1; the plugin's other entries still load",
     f"warning: plugin '{PLUGIN}': agent 'callable-agent' refused: params have no JSON Schema (field 'schedule' of "
     "type Callable); use JSON-ready types; the plugin's other entries still load",
-    f"warning: plugin '{PLUGIN}' registers agent 'ppo', already registered by built-in plugin 'sb3'; ignored",
+    f"warning: plugin '{PLUGIN}' registers agent 'ppo', already registered by built-in plugin 'sb3'; "
+    f"it answers to '{PLUGIN}:ppo' only",
 ]
 
 
@@ -41,7 +42,8 @@ def test_each_problem_gets_its_warning_and_the_good_entry_loads(zoo):
     assert result.stderr.splitlines() == WARNINGS
     listing = json.loads(result.stdout)
     hostile = next(row for row in listing["plugins"] if row["name"] == PLUGIN)
-    assert hostile["provides"] == {"agent": ["hostile-ok"]} and hostile["hooks"] == ["register_agents"]
+    # its 'ppo' is kept under its qualified name; the bare name stays sb3's
+    assert hostile["provides"] == {"agent": [f"{PLUGIN}:ppo", "hostile-ok"]} and hostile["hooks"] == ["register_agents"]
     sb3 = next(row for row in listing["plugins"] if row["name"] == "sb3")
     assert "ppo" in sb3["provides"]["agent"] and listing["failed"] == {}
 
