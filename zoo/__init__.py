@@ -20,11 +20,13 @@ from .entries import (
     NoParams,
     Params,
     ReporterEntry,
+    TrackerEntry,
     seeded_env,
 )
 from .errors import ZooError
 from .hookspecs import hookimpl, hookspec
 from .metrics import MetricLogger
+from .tracking import Tracker, TrialRecord
 from .trained import load_agent
 
 __version__ = "0.1.0"
@@ -32,7 +34,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent", "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "BehaviorSpace", "BestRegion", "Choice",
     "Coordinate", "DocumentEntry", "EnvEntry", "FeatureEntry", "KindEntry", "MetaController", "MetaControllerEntry",
-    "MetaControllerFactory", "MetricLogger", "NoParams", "Params", "ReporterEntry", "TrialContext", "ZooError",
+    "MetaControllerFactory", "MetricLogger", "NoParams", "Params", "ReporterEntry", "Tracker", "TrackerEntry",
+    "TrialContext", "TrialRecord", "ZooError",
     "hookimpl", "hookspec", "load_agent", "seeded_env",
     "__version__",
 ]

@@ -123,7 +123,7 @@ def preflight(spec: SpecBase, registry: Registry) -> bool:
     with tempfile.TemporaryDirectory(prefix="zoo-preflight-") as scratch:
         seeds = list(enumerate(spec.trial_seeds()))[: 2 if entry.batched_trials else 1]
         contexts = [blame_context(trial_context(spec, registry, seed=seed, trial=trial,
-                                                directory=Path(scratch) / str(trial), tensorboard=False,
+                                                directory=Path(scratch) / str(trial),
                                                 resume_step=None), spec, registry)
                     for trial, seed in seeds]
         try:

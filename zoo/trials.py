@@ -22,6 +22,7 @@ from .registry import Registry, get_registry
 from .seeding import seed_everything
 from .spec import SpecBase, parse_spec
 from .store import RunFolder, atomic_write_json, now, read_json
+from .tracking import TENSORBOARD, Tracker, TrialRecord, flatten
 from .yamlio import load_file
 
 RESOLVED_SPEC = "spec.yaml"
@@ -62,9 +63,39 @@ def _wrapped(factory: Callable[..., Any], params: Any, wrap_env: Callable[[Any],
     return wrap_env(factory(params, env_seed))
 
 
+def open_trackers(spec: SpecBase, registry: Registry, record: TrialRecord) -> list[Tracker]:
+    """The trackers the spec's logging block turns on, opened for one trial (closed again if one fails to open)."""
+    names = ([TENSORBOARD] if spec.logging.tensorboard else []) + list(spec.logging.trackers)
+    trackers: list[Tracker] = []
+    try:
+        for name in names:
+            entry = registry.get("tracker", name)
+            params = getattr(spec.logging, name, None) if name != TENSORBOARD else None
+            try:
+                trackers.append(entry.factory(params if params is not None else entry.params(), record))
+            except (ZooError, KeyboardInterrupt):
+                raise
+            except Exception as exc:
+                raise ZooError(f"logging: the {name} tracker could not start: {type(exc).__name__}: {exc}") from None
+    except BaseException:
+        for tracker in trackers:
+            tracker.close()
+        raise
+    return trackers
+
+
+def trial_record(spec: SpecBase, folder: RunFolder, *, trial: int, seed: int, resume_step: int | None) -> TrialRecord:
+    """What the trackers of one trial of the run in `folder` are told of it."""
+    params = flatten(spec.model_dump(mode="json", exclude_none=True)) | {"trial": trial, "seed": seed}
+    return TrialRecord(run_name=folder.path.name, run_dir=folder.path, trial=trial, seed=seed,
+                       directory=folder.trial_dir(trial), params=params, resume_step=resume_step)
+
+
 def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
-                  tensorboard: bool, resume_step: int | None, wrap_env: Callable[[Any], Any] | None = None) -> TrialContext:
-    """The TrialContext of one trial: env factories, a metric logger in `directory`, the budget and the meta-controller.
+                  trackers: list[Tracker] | None = None, resume_step: int | None = None,
+                  wrap_env: Callable[[Any], Any] | None = None) -> TrialContext:
+    """The TrialContext of one trial: env factories, a metric logger in `directory` (handing its rows to
+    `trackers`), the budget and the meta-controller.
 
     `wrap_env`, when given, wraps every env that ``make_env`` builds (``zoo enjoy`` watches them through it).
     """
@@ -78,7 +109,7 @@ def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, 
     return TrialContext(
         seed=seed, trial=trial, directory=directory, env_params=spec.env,
         make_env=partial(env_entry.factory, spec.env) if wrap_env is None else partial(_wrapped, env_entry.factory, spec.env, wrap_env),
-        logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
+        logger=MetricLogger(directory, trackers=trackers or (), resume_step=resume_step),
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
         make_vector_env=partial(env_entry.vector_factory, spec.env) if env_entry.vector_factory is not None else None,
         backend=spec.backend, backend_capabilities=registry.get("backend", spec.backend.type).capabilities,
@@ -106,11 +137,12 @@ def close_loggers(contexts: list[TrialContext]) -> None:
 
 def build_trial(
     spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
-    tensorboard: bool, resume_step: int | None = None, wrap_env: Callable[[Any], Any] | None = None,
+    resume_step: int | None = None, wrap_env: Callable[[Any], Any] | None = None,
 ) -> Built:
-    """Make the logger, meta-controller and agent of one trial (an agent that trains batches of trials gets a batch of one)."""
+    """Make the logger, meta-controller and agent of one trial (an agent that trains batches of trials gets a batch
+    of one); its metrics go to `directory` only, to no tracker."""
     context = trial_context(spec, registry, seed=seed, trial=trial, directory=directory,
-                            tensorboard=tensorboard, resume_step=resume_step, wrap_env=wrap_env)
+                            resume_step=resume_step, wrap_env=wrap_env)
     return Built(build_agent(spec, registry, [context]).agent, context.logger)
 
 
@@ -167,8 +199,9 @@ def run_trials(
         contexts = []
         try:
             for trial, seed, resume in zip(group, seeds, resume_steps):
+                record = trial_record(spec, folder, trial=trial, seed=seed, resume_step=resume)
                 contexts.append(trial_context(spec, registry, seed=seed, trial=trial, directory=folder.trial_dir(trial),
-                                              tensorboard=spec.logging.tensorboard, resume_step=resume))
+                                              trackers=open_trackers(spec, registry, record), resume_step=resume))
         except BaseException:
             close_loggers(contexts)
             raise
@@ -193,6 +226,7 @@ def run_trials(
                 returns = [float(r) for r in evaluations[index]]
                 result.update(eval_returns=returns, eval_mean=float(sum(returns) / len(returns)))
             atomic_write_json(folder.trial_dir(trial) / RESULT, result)
+            trainee.contexts[index].logger.finish(result, [folder.path / RESOLVED_SPEC, folder.trial_dir(trial) / RESULT])
             results.append(result)
         return results
     finally:
