@@ -30,7 +30,9 @@ class MlflowTracker:
 
         uri = params.tracking_uri or f"sqlite:///{(record.run_dir / DATABASE).resolve()}"
         self._client = MlflowClient(tracking_uri=uri)
-        artifacts = None if params.tracking_uri else (record.run_dir / ARTIFACTS).resolve().as_uri()
+        # a local database keeps a new experiment's artifacts in the run folder (MLflow's default is the working
+        # directory's); a tracking server decides where its artifacts go
+        artifacts = (record.run_dir / ARTIFACTS).resolve().as_uri() if uri.startswith("sqlite:") else None
         experiment = params.experiment or record.run_name
         run_file = record.directory / RUN_ID_FILE
         if record.resume_step is not None and run_file.is_file():
