@@ -8,14 +8,10 @@ only mirrors it.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol
-
-from .errors import ZooError
 
 #: the tracker that ``logging.tensorboard`` switches
 TENSORBOARD = "tensorboard"
@@ -64,10 +60,3 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
         flat.update(flatten(item, f"{prefix}.{key}" if prefix else str(key)))
     return flat
 
-
-def require(module: str, extra: str, what: str) -> ModuleType:
-    """Import `module`, or raise a ZooError saying that `what` needs the package extra `extra`."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise ZooError(f"{what} needs the '{extra}' extra: pip install 'zoo-rl[{extra}]'") from None

@@ -11,6 +11,7 @@ from functools import lru_cache
 from importlib import resources
 
 from zoo.errors import did_you_mean
+from zoo.extras import require
 
 
 def read_table(name: str) -> list[dict[str, str]]:
@@ -46,6 +47,7 @@ def display_name(rom_id: str) -> str:
 
 @lru_cache(maxsize=1)
 def _known() -> dict[str, str]:
+    require("ale_py", "atari", "the atari env")
     import ale_py.roms
 
     ids = set(ale_py.roms.get_all_rom_ids())

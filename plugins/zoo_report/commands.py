@@ -9,8 +9,15 @@ import typer
 
 from zoo.collect import collect_runs
 from zoo.errors import ZooError
+from zoo.extras import require
 from zoo.registry import get_registry
 from zoo.store import RunFolder, default_runs_dir
+
+
+def _require_report_extra(command: str) -> None:
+    """The statistics and figures of a report come with the 'report' extra."""
+    for module in ("scipy", "matplotlib"):
+        require(module, "report", command)
 
 
 def _collect(targets: list[str], runs_dir: Path | None) -> list[RunFolder]:
@@ -30,6 +37,7 @@ def report(
                                          help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs)."),
 ) -> None:
     """Write figures and tables for runs, with the metrics of their environment's reporter."""
+    _require_report_extra("zoo report")
     from .report import report as write_report
 
     folders = _collect(runs, runs_dir)
@@ -45,6 +53,7 @@ def compare(
                                          help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs)."),
 ) -> None:
     """Compare two runs of the same environment (one-sided U-tests and the reporter's own metrics)."""
+    _require_report_extra("zoo compare")
     from .report import compare as compare_runs
 
     sides = []

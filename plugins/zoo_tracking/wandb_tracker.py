@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from zoo.tracking import TrialRecord, require
+from zoo.extras import require
+from zoo.tracking import TrialRecord
 
 from .params import WandbParams
 

@@ -9,6 +9,7 @@ import typer
 from zoo.backend_cli import BackendChoice, backend_options
 from zoo.cli import seed_option, set_option, trials_option
 from zoo.errors import ZooError
+from zoo.extras import require
 from zoo.overrides import Overrides
 from zoo.registry import get_registry
 from zoo.store import default_runs_dir
@@ -27,6 +28,7 @@ def tune(
     backend: BackendChoice,
 ) -> None:
     """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
+    require("optuna", "tune", "zoo tune")
     from .tune import tune as run_tuning
 
     root = runs_dir or default_runs_dir()
