@@ -123,9 +123,13 @@ class TrackerEntry(Entry):
 
     A spec turns it on with ``logging: {trackers: [NAME]}`` and sets its params under ``logging.NAME``.
     The factory is called in the process that trains the trial, once per trial (again when it resumes).
+    ``modules`` are the libraries it needs, which come with the package extra ``extra``: a run that
+    names the tracker without them stops before its run folder exists, naming the extra.
     """
 
     factory: Callable[[Any, Any], Any] | None = None
+    modules: tuple[str, ...] = ()
+    extra: str = ""
 
 
 class BackendParams(Params):

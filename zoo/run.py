@@ -30,6 +30,7 @@ from .preflight import blame_context, build_error
 from .registry import Registry
 from .spec import SpecBase, parse_spec, run_name
 from .store import RunFolder, create_run_folder, now
+from .tracking import require_libraries
 from .trials import (
     RESOLVED_SPEC,
     Built,
@@ -120,6 +121,8 @@ def preflight(spec: SpecBase, registry: Registry) -> bool:
     Returns whether the agent resumes exactly (its ``exact_resume``).
     """
     entry = registry.get("agent", spec.agent.type)
+    for name in spec.logging.trackers:
+        require_libraries(registry.get("tracker", name))
     with tempfile.TemporaryDirectory(prefix="zoo-preflight-") as scratch:
         seeds = list(enumerate(spec.trial_seeds()))[: 2 if entry.batched_trials else 1]
         contexts = [blame_context(trial_context(spec, registry, seed=seed, trial=trial,

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from .extras import require
+
 #: the tracker that ``logging.tensorboard`` switches
 TENSORBOARD = "tensorboard"
 
@@ -49,6 +51,12 @@ class Tracker(Protocol):
 
     def close(self) -> None:
         """Release the tracker (also called for a trial that stopped before `finish`)."""
+
+
+def require_libraries(entry: Any) -> None:
+    """Raise a ZooError naming the extra of a tracker entry whose libraries are not installed."""
+    for module in entry.modules:
+        require(module, entry.extra, f"the {entry.name} tracker")
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

@@ -22,7 +22,7 @@ from .registry import Registry, get_registry
 from .seeding import seed_everything
 from .spec import SpecBase, parse_spec
 from .store import RunFolder, atomic_write_json, now, read_json
-from .tracking import TENSORBOARD, Tracker, TrialRecord, flatten
+from .tracking import TENSORBOARD, Tracker, TrialRecord, flatten, require_libraries
 from .yamlio import load_file
 
 RESOLVED_SPEC = "spec.yaml"
@@ -70,6 +70,7 @@ def open_trackers(spec: SpecBase, registry: Registry, record: TrialRecord) -> li
     try:
         for name in names:
             entry = registry.get("tracker", name)
+            require_libraries(entry)
             params = getattr(spec.logging, name, None) if name != TENSORBOARD else None
             try:
                 trackers.append(entry.factory(params if params is not None else entry.params(), record))

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from zoo.extras import require
 from zoo.tracking import TrialRecord
 
 from .params import MlflowParams
@@ -25,7 +24,6 @@ class MlflowTracker:
     """The trial's params once, its scalars as metrics, its result as ``result/...`` metrics and its files as artifacts."""
 
     def __init__(self, params: MlflowParams, record: TrialRecord):
-        require("mlflow", "mlflow", "the mlflow tracker (logging.trackers)")
         from mlflow.entities import Param
         from mlflow.tracking import MlflowClient
 

@@ -30,7 +30,7 @@ def _wandb(params, record):
 def register_trackers(register):
     register(TrackerEntry(name=TENSORBOARD, params=NoParams, factory=_tensorboard,
                           description="TensorBoard events in each trial's tb/ folder (logging.tensorboard, on by default)"))
-    register(TrackerEntry(name="mlflow", params=MlflowParams, factory=_mlflow,
+    register(TrackerEntry(name="mlflow", params=MlflowParams, factory=_mlflow, modules=("mlflow",), extra="mlflow",
                           description="an MLflow run per trial, in the run folder's mlflow.db or a tracking URI (the 'mlflow' extra)"))
-    register(TrackerEntry(name="wandb", params=WandbParams, factory=_wandb,
+    register(TrackerEntry(name="wandb", params=WandbParams, factory=_wandb, modules=("wandb",), extra="wandb",
                           description="a Weights & Biases run per trial, offline in the run folder's wandb/ (the 'wandb' extra)"))

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from zoo.extras import require
 from zoo.tracking import TrialRecord
 
 from .params import WandbParams
@@ -17,7 +16,8 @@ class WandbTracker:
     """The trial's params as the run's config, its scalars as history, its result in the summary and its files saved."""
 
     def __init__(self, params: WandbParams, record: TrialRecord):
-        wandb = require("wandb", "wandb", "the wandb tracker (logging.trackers)")
+        import wandb
+
         self._run = wandb.init(
             project=params.project, entity=params.entity, mode=params.mode, dir=str(record.run_dir),
             group=record.run_name, name=f"{record.run_name}-trial-{record.trial}", config=record.params,
