@@ -24,7 +24,7 @@ def test_the_core_install_trains_the_main_job_and_names_the_extras_it_lacks(tmp_
                          capture_output=True, text=True, timeout=1200)
     assert pip.returncode == 0, pip.stderr
     frozen = subprocess.run([str(venv / "bin" / "pip"), "list", "--format=json"], capture_output=True, text=True, check=True)
-    installed = {item["name"].lower() for item in json.loads(frozen.stdout)}
+    installed = {item["name"].lower().replace("_", "-") for item in json.loads(frozen.stdout)}
     assert installed & EXTRA_ONLY == set() and {"stable-baselines3", "torch", "tensorboard"} <= installed
 
     def zoo(*args: str) -> subprocess.CompletedProcess:
