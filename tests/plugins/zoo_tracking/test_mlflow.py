@@ -59,12 +59,39 @@ def test_a_trial_is_an_mlflow_run_holding_its_params_metrics_result_and_files(tm
 
 
 @pytest.mark.slow
-def test_a_given_tracking_uri_and_experiment_are_used(tmp_path):
+def test_workers_share_a_given_tracking_uri_and_experiment(tmp_path):
     from mlflow.tracking import MlflowClient
 
     store = tmp_path / "shared.db"
-    run = _train(tmp_path, f", mlflow: {{tracking_uri: 'sqlite:///{store}', experiment: shared}}")
+    run = _train(tmp_path, f", mlflow: {{tracking_uri: 'sqlite:///{store}', experiment: shared}}}}\n"
+                           "trials: 2\nbackend: {workers: 2")  # two processes open the new database at once
     assert not (run / "mlflow.db").exists()
-    found = _only_run(MlflowClient(f"sqlite:///{store}"), "shared")
-    assert found.data.params["agent.n_steps"] == "32"
+    client = MlflowClient(f"sqlite:///{store}")
+    found = client.search_runs([client.get_experiment_by_name("shared").experiment_id])
+    assert sorted(r.data.tags["zoo.trial"] for r in found) == ["0", "1"]
+    assert {r.info.status for r in found} == {"FINISHED"} and {r.data.params["agent.n_steps"] for r in found} == {"32"}
     assert (run / "mlartifacts").is_dir()  # a local database keeps the artifacts in the run folder
+
+
+@pytest.mark.slow
+def test_a_resumed_trial_continues_its_mlflow_run(tmp_path):
+    from mlflow.tracking import MlflowClient
+    from zoo_tracking.mlflow_tracker import MlflowTracker
+    from zoo_tracking.params import MlflowParams
+
+    from zoo.tracking import TrialRecord
+
+    record = TrialRecord(run_name="r", run_dir=tmp_path, trial=0, seed=1, directory=tmp_path / "trials" / "000",
+                         params={"agent.gamma": 0.99})
+    first = MlflowTracker(MlflowParams(), record)
+    first.log(10, {"loss": 1.0})
+    first.close()  # stopped before its result
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    assert client.get_run(first._run_id).info.status == "KILLED"
+    resumed = MlflowTracker(MlflowParams(), TrialRecord(**{**record.__dict__, "resume_step": 10}))
+    assert resumed._run_id == first._run_id and client.get_run(first._run_id).info.status == "RUNNING"
+    resumed.log(20, {"loss": 0.5})
+    resumed.finish({"steps": 20}, [])
+    resumed.close()
+    assert [(m.step, m.value) for m in client.get_metric_history(first._run_id, "loss")] == [(10, 1.0), (20, 0.5)]
+    assert client.get_run(first._run_id).info.status == "FINISHED"
