@@ -24,9 +24,10 @@ from .entries import (
     seeded_env,
 )
 from .errors import ZooError
+from .extras import require_extra
 from .hookspecs import hookimpl, hookspec
 from .metrics import MetricLogger
-from .tracking import Tracker, TrialRecord
+from .tracking import TENSORBOARD, Tracker, TrialRecord
 from .trained import load_agent
 
 __version__ = "0.1.0"
@@ -36,6 +37,6 @@ __all__ = [
     "Coordinate", "DocumentEntry", "EnvEntry", "FeatureEntry", "KindEntry", "MetaController", "MetaControllerEntry",
     "MetaControllerFactory", "MetricLogger", "NoParams", "Params", "ReporterEntry", "Tracker", "TrackerEntry",
     "TrialContext", "TrialRecord", "ZooError",
-    "hookimpl", "hookspec", "load_agent", "seeded_env",
+    "TENSORBOARD", "hookimpl", "hookspec", "load_agent", "require_extra", "seeded_env",
     "__version__",
 ]

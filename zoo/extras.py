@@ -8,7 +8,7 @@ from types import ModuleType
 from .errors import ZooError
 
 
-def require(module: str, extra: str, what: str) -> ModuleType:
+def require_extra(module: str, extra: str, what: str) -> ModuleType:
     """Import `module`, or raise a ZooError saying that `what` needs the package extra `extra`."""
     try:
         return importlib.import_module(module)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .extras import require
+from .extras import require_extra
 
 #: the tracker that ``logging.tensorboard`` switches
 TENSORBOARD = "tensorboard"
@@ -56,7 +56,7 @@ class Tracker(Protocol):
 def require_libraries(entry: Any) -> None:
     """Raise a ZooError naming the extra of a tracker entry whose libraries are not installed."""
     for module in entry.modules:
-        require(module, entry.extra, f"the {entry.name} tracker")
+        require_extra(module, entry.extra, f"the {entry.name} tracker")
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

@@ -10,8 +10,8 @@ import csv
 from functools import lru_cache
 from importlib import resources
 
+from zoo import require_extra
 from zoo.errors import did_you_mean
-from zoo.extras import require
 
 
 def read_table(name: str) -> list[dict[str, str]]:
@@ -47,7 +47,7 @@ def display_name(rom_id: str) -> str:
 
 @lru_cache(maxsize=1)
 def _known() -> dict[str, str]:
-    require("ale_py", "atari", "the atari env")
+    require_extra("ale_py", "atari", "the atari env")
     import ale_py.roms
 
     ids = set(ale_py.roms.get_all_rom_ids())

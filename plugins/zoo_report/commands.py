@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 
+from zoo import require_extra
 from zoo.collect import collect_runs
 from zoo.errors import ZooError
-from zoo.extras import require
 from zoo.registry import get_registry
 from zoo.store import RunFolder, default_runs_dir
 
@@ -17,7 +17,7 @@ from zoo.store import RunFolder, default_runs_dir
 def _require_report_extra(command: str) -> None:
     """The statistics and figures of a report come with the 'report' extra."""
     for module in ("scipy", "matplotlib"):
-        require(module, "report", command)
+        require_extra(module, "report", command)
 
 
 def _collect(targets: list[str], runs_dir: Path | None) -> list[RunFolder]:

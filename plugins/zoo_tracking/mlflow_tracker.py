@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from zoo.tracking import TrialRecord
+from zoo import TrialRecord
 
 from .params import MlflowParams
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from zoo import NoParams, TrackerEntry, hookimpl
-from zoo.tracking import TENSORBOARD
+from zoo import TENSORBOARD, NoParams, TrackerEntry, hookimpl
 
 from .params import MlflowParams, WandbParams
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from zoo.tracking import TrialRecord
+from zoo import TrialRecord
 
 
 class TensorBoardTracker:

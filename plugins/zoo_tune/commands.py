@@ -6,10 +6,10 @@ from pathlib import Path
 
 import typer
 
+from zoo import require_extra
 from zoo.backend_cli import BackendChoice, backend_options
 from zoo.cli import seed_option, set_option, trials_option
 from zoo.errors import ZooError
-from zoo.extras import require
 from zoo.overrides import Overrides
 from zoo.registry import get_registry
 from zoo.store import default_runs_dir
@@ -28,7 +28,7 @@ def tune(
     backend: BackendChoice,
 ) -> None:
     """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
-    require("optuna", "tune", "zoo tune")
+    require_extra("optuna", "tune", "zoo tune")
     from .tune import tune as run_tuning
 
     root = runs_dir or default_runs_dir()

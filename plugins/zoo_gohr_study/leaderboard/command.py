@@ -45,12 +45,12 @@ def leaderboard(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
 ) -> None:
     """Run every (agent, rule) cell of a board that is not done yet, then write its HTML, Markdown, JSON and CSV."""
-    from zoo.extras import require
+    from zoo import require_extra
     from zoo.registry import get_registry
     from zoo.store import default_runs_dir
 
     for module in ("scipy", "matplotlib"):  # the board's statistics and figures
-        require(module, "report", "zoo leaderboard")
+        require_extra(module, "report", "zoo leaderboard")
 
     from .board import load_board
     from .cells import cell_state, run_cell

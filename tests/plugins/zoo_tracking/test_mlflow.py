@@ -79,7 +79,7 @@ def test_a_resumed_trial_continues_its_mlflow_run(tmp_path):
     from zoo_tracking.mlflow_tracker import MlflowTracker
     from zoo_tracking.params import MlflowParams
 
-    from zoo.tracking import TrialRecord
+    from zoo import TrialRecord
 
     record = TrialRecord(run_name="r", run_dir=tmp_path, trial=0, seed=1, directory=tmp_path / "trials" / "000",
                          params={"agent.gamma": 0.99})
