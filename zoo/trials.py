@@ -64,8 +64,12 @@ def _wrapped(factory: Callable[..., Any], params: Any, wrap_env: Callable[[Any],
 
 
 def open_trackers(spec: SpecBase, registry: Registry, record: TrialRecord) -> list[Tracker]:
-    """The trackers the spec's logging block turns on, opened for one trial (closed again if one fails to open)."""
-    names = ([TENSORBOARD] if spec.logging.tensorboard else []) + list(spec.logging.trackers)
+    """The trackers the spec's logging block turns on, opened for one trial (closed again if one fails to open).
+
+    TensorBoard's is left out when its plugin is not loaded (``ZOO_PLUGINS`` without it; `preflight` warns).
+    """
+    tensorboard = spec.logging.tensorboard and TENSORBOARD in registry.entries["tracker"]
+    names = ([TENSORBOARD] if tensorboard else []) + list(spec.logging.trackers)
     trackers: list[Tracker] = []
     try:
         for name in names:

@@ -135,3 +135,19 @@ def test_a_tracker_that_cannot_start_stops_the_trial_with_one_line_and_closes_th
 
 def test_flatten_joins_nested_keys_with_dots_and_keeps_lists_as_values():
     assert flatten({"a": {"b": 1, "c": {"d": [1, 2]}}, "e": "x"}) == {"a.b": 1, "a.c.d": [1, 2], "e": "x"}
+
+
+def test_without_the_tracking_plugin_a_run_trains_without_tensorboard_and_says_so(tmp_path, caplog):
+    import zoo_gym.plugin
+    import zoo_sb3.plugin
+
+    from zoo.run import preflight
+
+    registry = Registry()
+    assert registry.add("gym", zoo_gym.plugin) and registry.add("sb3", zoo_sb3.plugin)
+    folder = _run(registry, tmp_path, "{progress: false}")
+    with caplog.at_level("WARNING", logger="zoo"):
+        preflight(_spec(registry, "{progress: false}"), registry)
+    assert "no TensorBoard events: the tracker 'tensorboard' (plugin 'tracking') is not loaded" in caplog.text
+    run_trials(folder.path, [0], registry=registry)
+    assert (folder.trial_dir(0) / RESULT).is_file() and not (folder.trial_dir(0) / "tb").exists()
