@@ -57,11 +57,12 @@ def _items(items) -> dict:
 
 
 @pytest.mark.slow  # W&B starts its service process (several seconds)
-def test_a_trial_is_an_offline_wandb_run_holding_its_params_metrics_result_and_files(tmp_path):
+def test_a_trial_is_an_offline_wandb_run_holding_its_params_metrics_result_and_files(tmp_path, capfd):
     spec = tmp_path / "cart.yaml"
     spec.write_text(SPEC)
     run = tmp_path / "cart-run"
     assert main(["train", str(spec), "--run-dir", str(run), "--no-progress"]) == 0
+    assert [line.split(":")[0] for line in capfd.readouterr().err.splitlines()] == ["run folder", "finished"]  # W&B is quiet
     [offline] = (run / "wandb").glob("offline-run-*")
     [log] = offline.glob("run-*.wandb")
     found = defaultdict(list)
