@@ -35,7 +35,7 @@ def evaluation_returns(spec, steps: int, seed: int, episodes: int) -> dict[str, 
     from zoo import build_trial, get_registry
 
     with tempfile.TemporaryDirectory() as folder:
-        built = build_trial(spec, get_registry(), seed=seed, trial=0, directory=Path(folder), tensorboard=False)
+        built = build_trial(spec, get_registry(), seed=seed, trial=0, directory=Path(folder))
         agent = built.agent
         agent.learn(steps)
         means = {}

@@ -115,7 +115,7 @@ def gdi_actor(game, envs, network: str, folder: Path, precision: str = "float32"
         f"agent: {{type: gdi-i3, num_envs: {envs}, capacity: 64, burn_in: 20, length: 40, gamma: 0.997, "
         f"actor_precision: {precision}, network: {network}}}\n"
         "budget: {steps: 1000000}\n", get_registry())
-    built = build_trial(spec, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
+    built = build_trial(spec, get_registry(), seed=0, trial=0, directory=folder)
     return built.agent.system.actor
 
 

@@ -74,7 +74,7 @@ def run(spec, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
     from zoo import build_trial, get_registry
 
     with tempfile.TemporaryDirectory() as folder:
-        built = build_trial(spec, get_registry(), seed=seed, trial=0, directory=Path(folder), tensorboard=False)
+        built = build_trial(spec, get_registry(), seed=seed, trial=0, directory=Path(folder))
         start = time.process_time()
         built.agent.learn(steps)
         cpu = time.process_time() - start

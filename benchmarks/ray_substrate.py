@@ -155,7 +155,7 @@ class GdiLoop:
             text = text.model_copy(update={"backend": RAY})
             plain, distributed.SubstrateActor = distributed.SubstrateActor, timed_actor_class()
         try:
-            self.built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
+            self.built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder)
         finally:
             if self.remote:
                 distributed.SubstrateActor = plain
@@ -244,7 +244,7 @@ def object_store_costs(ray, world: str, folder: Path, repeats: int = 20) -> dict
     from zoo import build_trial, get_registry
 
     text = spec(world, f"{{type: gdi-i3, num_envs: 4, {WORLDS[world][1]}}}")
-    built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder, tensorboard=False)
+    built = build_trial(text, get_registry(), seed=0, trial=0, directory=folder)
     system = built.agent.system
     while len(system.replay) < 8:
         system.collect()

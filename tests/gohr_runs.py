@@ -16,7 +16,7 @@ def gohr_run(tmp_path, folder: str, errors: list[list[int]], *, name: str | None
     run = create_run_folder(tmp_path / folder, {"spec.yaml": yaml.safe_dump(spec)},
                             {"env": env, "agent": "gohr-linear-dqn", "status": "finished", "name": name or folder})
     for t, trial in enumerate(errors):
-        logger = MetricLogger(run.trial_dir(t), tensorboard=False)
+        logger = MetricLogger(run.trial_dir(t))
         for episode, count in enumerate(trial):
             logger.log(10 * episode + 5, loss=0.5)
             logger.log(10 * episode + 9, episode_return=-count)

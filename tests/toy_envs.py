@@ -42,5 +42,5 @@ class Corridor(gymnasium.Env):
 def corridor_context(directory, seed: int, steps: int, **env) -> TrialContext:
     """A TrialContext on Corridor(**env) with a step budget, logging to `directory`."""
     return TrialContext(seed=seed, trial=0, directory=directory, env_params=None, make_env=lambda s: Corridor(**env),
-                        logger=MetricLogger(directory, tensorboard=False),
+                        logger=MetricLogger(directory),
                         budget=SimpleNamespace(unit="steps", amount=steps))

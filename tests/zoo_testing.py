@@ -30,7 +30,7 @@ def cartpole_spec(agent: str, steps: int = 2000, extra: str = "") -> SpecBase:
 
 def trial(built_spec: SpecBase, directory: Path, seed: int = 0, **options) -> Built:
     """Trial 0 of `built_spec` in `directory`, without TensorBoard; `options` go to build_trial."""
-    return build_trial(built_spec, get_registry(), seed=seed, trial=0, directory=directory, tensorboard=False,
+    return build_trial(built_spec, get_registry(), seed=seed, trial=0, directory=directory,
                        **options)
 
 

@@ -31,6 +31,7 @@ from .entries import (
     NoParams,  # the params of an entry that takes none
     Params,  # the base of every params model: unknown keys are errors
     ReporterEntry,  # a report on runs of some environments
+    TrackerEntry,  # an experiment tracker (TensorBoard, MLflow, W&B) that a spec's logging block selects
     seeded_env,  # an env as factories return it: reset with the seed, its action space seeded
 )
 
@@ -106,6 +107,8 @@ from .integrity import (
     caveats,  # what a report of a run must say beside its numbers (unfinished, lost rows)
     unfinished,  # "run X is interrupted, not finished: ..." or None
 )
+from .tracking import TENSORBOARD, Tracker, TrialRecord  # trackers: the built-in name, the contract, a trial's record
+from .extras import require_extra  # one error line naming the extra to install when a library is missing
 from .trained import load_agent  # the agent of a trial of a run, with a checkpoint's weights
 
 # Training and resuming runs, and what a backend needs to run trial groups.
@@ -142,7 +145,7 @@ __all__ = [
     "hookimpl", "hookspec",
     # entries and params
     "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "DocumentEntry", "Entry", "EnvEntry",
-    "FeatureEntry", "KindEntry", "MetaControllerEntry", "NoParams", "Params", "ReporterEntry", "seeded_env",
+    "FeatureEntry", "KindEntry", "MetaControllerEntry", "NoParams", "Params", "ReporterEntry", "TrackerEntry", "seeded_env",
     # agents and behavior spaces
     "Agent", "EpisodeResets", "TrialContext",
     "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "MetaController", "MetaControllerFactory",
@@ -159,6 +162,8 @@ __all__ = [
     "default_runs_dir", "iter_checkpoints", "now", "read_json", "read_metrics",
     "FINAL_FRACTION", "final_returns", "trial_returns", "STUDY_LEDGER", "collect_runs", "caveats", "unfinished",
     "load_agent",
+    # tracking, and the extras that plugins need
+    "TENSORBOARD", "Tracker", "TrialRecord", "require_extra",
     # training, resuming, backends
     "StopFlag", "backend_for", "execute_run", "preflight", "prepare_run",
     "RESOLVED_SPEC", "Interrupted", "build_trial", "group_dir", "load_run_spec", "run_trials", "trial_groups",

@@ -56,5 +56,7 @@ def build_error(exc: Exception, agent: Entry) -> ZooError:
     while failed is not None and not isinstance(failed, _BlockFailed):
         failed = failed.__cause__ or failed.__context__
     block, entry, cause = ("agent", agent, exc) if failed is None else (failed.block, failed.entry, failed.cause)
+    if isinstance(cause, ZooError):  # the plugin's own message (a missing extra, say) says what to do
+        return cause
     return ZooError(f"the spec is valid but its {block} '{entry.name}' (plugin '{entry.plugin}') could not be built: "
                     f"{type(cause).__name__}: {cause}")

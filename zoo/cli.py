@@ -59,6 +59,9 @@ def train(
     parent: str | None = typer.Option(None, "--from", metavar="RUN",
                                       help="Continue a finished run (folder or id) from its final checkpoints: a new run "
                                       "of its spec, e.g. with --set budget.steps=N for the new total."),
+    checkpoint: str = typer.Option("last", "--checkpoint", metavar="last|best",
+                                   help="With --from: continue from the final checkpoints (last) or those of the "
+                                   "best periodic evaluation (best; needs budget.eval_every)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Exact folder for this run (must not exist)."),
     runs_dir: Path | None = _runs_dir_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
@@ -73,12 +76,14 @@ def train(
 
     if (spec is None) == (parent is None):
         raise ZooError("give a spec to train, or --from RUN to continue a finished run (one of them)")
+    if parent is None and checkpoint != "last":
+        raise ZooError("--checkpoint chooses the checkpoint of --from RUN; give --from too")
     registry = get_registry()
     overrides = Overrides(tuple(sets), seed, trials, backend.backend, backend.backend_fields)
     if parent is not None:
         from .continuation import continue_run
 
-        folder = continue_run(parent, registry, _runs_dir(runs_dir), run_dir, overrides)
+        folder = continue_run(parent, registry, _runs_dir(runs_dir), run_dir, overrides, checkpoint)
     else:
         folder = prepare_run(spec, registry, _runs_dir(runs_dir), run_dir, overrides)
     typer.echo(f"run folder: {folder.path}", err=True)

@@ -1,11 +1,13 @@
-"""``zoo train --from RUN``: a new run that continues a finished run's trials from their final checkpoints.
+"""``zoo train --from RUN``: a new run that continues a finished run's trials from their final (or best) checkpoints.
 
 The new run is the parent's resolved spec with the command line's overrides (a larger ``budget.steps``);
 each trial group's newest checkpoint and each trial's metrics are copied into the new run folder, which
 then trains as an interrupted run resumes. For agents that resume exactly, continuing to N steps gives
 what training to N steps in one go gives, when the schedules do not depend on the budget (constant
 learning rates) and the agent's updates do not depend on where the budget is cut into chunks. The new
-run's ``run.json`` records its parent (``parent``: the run's id and folder, and the checkpoints taken).
+run's ``run.json`` records its parent (``parent``: the run's id and folder, which checkpoint, and the checkpoints
+taken). From the ``best`` checkpoint (the best periodic evaluation, ``budget.eval_every``) the copied metrics
+lose their rows after its step when the new run starts, as those of an interrupted run do.
 """
 
 from __future__ import annotations
@@ -21,16 +23,22 @@ from .registry import Registry
 from .store import RunFolder, find_run
 
 METRICS = "metrics.jsonl"
+#: the checkpoints a continuation starts from: each trial group's final one, or its best evaluation's
+CHECKPOINTS = ("last", "best")
 
 
 def continue_run(parent_ref: str, registry: Registry, runs_dir: Path, run_dir: Path | None,
-                 overrides: Overrides) -> RunFolder:
-    """Create the run folder of a continuation of the finished run `parent_ref` (a folder or a run id)."""
+                 overrides: Overrides, which: str = "last") -> RunFolder:
+    """Create the run folder of a continuation of the finished run `parent_ref` (a folder or a run id) from its
+    `which` checkpoints: ``last`` or ``best``."""
+    from .evaluation import BEST
     from .run import prepare_run
     from .spec import parse_spec
     from .trials import RESOLVED_SPEC, group_dir, load_run_spec, trial_groups
     from .yamlio import load_file
 
+    if which not in CHECKPOINTS:
+        raise ZooError(f"--checkpoint {which}: valid: {', '.join(CHECKPOINTS)}")
     parent = RunFolder(find_run(parent_ref, runs_dir))
     manifest = parent.manifest(require=("seeds", "trials"))
     if manifest["status"] != "finished":
@@ -42,9 +50,11 @@ def continue_run(parent_ref: str, registry: Registry, runs_dir: Path, run_dir: P
     sources: dict[tuple[int, ...], Checkpoint] = {}
     batched = registry.get("agent", parent_spec.agent.type).batched_trials
     for group in trial_groups(parent_spec, registry):
-        newest = next(newest_first(group_dir(parent, group, batched) / "checkpoints"), None)
+        home = group_dir(parent, group, batched) / ("checkpoints" if which == "last" else BEST)
+        newest = next(newest_first(home), None)
         if newest is None:
-            raise ZooError(f"{parent.path}: trials {group} kept no complete checkpoint to continue from")
+            hint = " (a best checkpoint needs budget.eval_every)" if which == "best" else ""
+            raise ZooError(f"{parent.path}: trials {group} kept no complete {which} checkpoint to continue from{hint}")
         sources[tuple(group)] = newest
     named = replace(overrides, sets=(f"name={manifest.get('name') or parent_spec.name or 'continued'}", *overrides.sets))
     spec = parse_spec(named.apply(load_file(parent.path / RESOLVED_SPEC)), registry)
@@ -69,6 +79,6 @@ def continue_run(parent_ref: str, registry: Registry, runs_dir: Path, run_dir: P
     except OSError as exc:
         shutil.rmtree(folder.path, ignore_errors=True)
         raise ZooError(f"{folder.path}: cannot copy the parent's checkpoints ({exc}); nothing was kept") from None
-    folder.update(parent={"id": manifest["id"], "path": str(parent.path.resolve()),
+    folder.update(parent={"id": manifest["id"], "path": str(parent.path.resolve()), "checkpoint": which,
                           "checkpoints": {",".join(map(str, g)): c.path.name for g, c in sources.items()}})
     return folder

@@ -117,6 +117,21 @@ class KindEntry(Entry):
     label: str = ""
 
 
+@dataclass(frozen=True)
+class TrackerEntry(Entry):
+    """An experiment tracker: ``factory(params, record: zoo.tracking.TrialRecord) -> zoo.tracking.Tracker``.
+
+    A spec turns it on with ``logging: {trackers: [NAME]}`` and sets its params under ``logging.NAME``.
+    The factory is called in the process that trains the trial, once per trial (again when it resumes).
+    ``modules`` are the libraries it needs, which come with the package extra ``extra``: a run that
+    names the tracker without them stops before its run folder exists, naming the extra.
+    """
+
+    factory: Callable[[Any, Any], Any] | None = None
+    modules: tuple[str, ...] = ()
+    extra: str = ""
+
+
 class BackendParams(Params):
     """The fields every backend's params have (derive a backend's params from this): the trial groups run
     at once, and the torch threads of each; ``--backend`` of another type keeps these two."""

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         KindEntry,
         MetaControllerEntry,
         ReporterEntry,
+        TrackerEntry,
     )
 
 PROJECT = "zoo"
@@ -99,6 +100,14 @@ def register_backends(register: Callable[[BackendEntry], None]) -> None:
 
     A spec picks one with ``backend: {type: NAME, ...}`` (no block, or no ``type``: the kernel's ``local``),
     and ``--backend NAME`` picks one on the command line, with the options the entry declares.
+    """
+
+
+@hookspec
+def register_trackers(register: Callable[[TrackerEntry], None]) -> None:
+    """Contribute experiment trackers, which mirror a trial's metrics, result and files: ``register(TrackerEntry(...))``.
+
+    A spec turns one on with ``logging: {trackers: [NAME]}`` (TensorBoard's with ``logging.tensorboard``).
     """
 
 

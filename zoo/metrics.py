@@ -1,4 +1,4 @@
-"""Metric streams of a trial: a JSON-lines file, and TensorBoard events when enabled."""
+"""Metric streams of a trial: a JSON-lines file, mirrored to the experiment trackers the spec picks (`zoo.tracking`)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ import logging
 import math
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ZooError
+from .tracking import Tracker
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -32,7 +33,7 @@ class Running:
 
 
 class MetricLogger:
-    """Appends ``{"step": s, name: value, ...}`` rows to ``metrics.jsonl`` (and TensorBoard).
+    """Appends ``{"step": s, name: value, ...}`` rows to ``metrics.jsonl`` and hands them to its `trackers`.
 
     On resume from a checkpoint at step ``s`` the logger is opened with ``resume_step=s``: rows
     logged after ``s`` by the interrupted process are dropped, so the streams continue exactly
@@ -41,7 +42,7 @@ class MetricLogger:
     `ledger` is what a checkpoint records of the file: its rows and the step of the last one.
     """
 
-    def __init__(self, directory: Path, *, tensorboard: bool = True, resume_step: int | None = None):
+    def __init__(self, directory: Path, *, trackers: Sequence[Tracker] = (), resume_step: int | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / METRICS_FILE
@@ -56,12 +57,7 @@ class MetricLogger:
         else:
             self.path.write_text("")
         self._file = self.path.open("a", encoding="utf-8")
-        self._writer = None
-        if tensorboard:
-            from torch.utils.tensorboard import SummaryWriter
-
-            purge = resume_step if resume_step is not None else None
-            self._writer = SummaryWriter(str(self.directory / "tb"), purge_step=purge)
+        self._trackers = list(trackers)
 
     def log(self, step: int, **scalars: float) -> None:
         """Record scalar values at an environment step."""
@@ -69,10 +65,11 @@ class MetricLogger:
         for name, value in scalars.items():
             value = float(value)
             row[name] = value if math.isfinite(value) else None
-            if self._writer is not None:
-                self._writer.add_scalar(name, value, int(step))
         self._file.write(json.dumps(row) + "\n")
         self._remember(row)
+        finite = {name: value for name, value in row.items() if name != "step" and value is not None}
+        for tracker in self._trackers:
+            tracker.log(row["step"], finite)
 
     def _remember(self, row: dict[str, Any]) -> None:
         self._rows, self._last_step = self._rows + 1, row["step"]
@@ -90,10 +87,15 @@ class MetricLogger:
         """The rows in the file so far (damaged lines not counted) and the step of the last."""
         return RowLedger(self._rows, self._last_step)
 
+    def finish(self, result: Mapping[str, Any], files: list[Path]) -> None:
+        """Hand the trial's result and the run's files to the trackers (the trial finished)."""
+        for tracker in self._trackers:
+            tracker.finish(result, files)
+
     def flush(self) -> None:
         self._file.flush()
-        if self._writer is not None:
-            self._writer.flush()
+        for tracker in self._trackers:
+            tracker.flush()
 
     def sync(self) -> None:
         """Flush the rows to disk, so that a checkpoint never records rows a crash of the machine can take back."""
@@ -101,10 +103,12 @@ class MetricLogger:
         os.fsync(self._file.fileno())
 
     def close(self) -> None:
-        self.flush()
-        self._file.close()
-        if self._writer is not None:
-            self._writer.close()
+        try:
+            self.flush()
+            self._file.close()
+        finally:
+            for tracker in self._trackers:
+                tracker.close()
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from .entries import (
     KindEntry,
     MetaControllerEntry,
     ReporterEntry,
+    TrackerEntry,
 )
 from .entry_checks import entry_problem, hook_lint
 from .errors import ZooError, did_you_mean
@@ -62,6 +63,7 @@ KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "document": ("register_documents", DocumentEntry, "document kind"),
     "kind": ("register_kinds", KindEntry, "entry kind"),
     "backend": ("register_backends", BackendEntry, "backend"),
+    "tracker": ("register_trackers", TrackerEntry, "tracker"),
 }
 
 #: the name of the kernel's own plugin (the local backend), registered in every registry before any other

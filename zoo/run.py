@@ -8,6 +8,7 @@ bar and stop signals). ``__all__`` lists the parts of them that callers of a run
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import platform
 import socket
@@ -31,6 +32,7 @@ from .overrides import Overrides
 from .registry import Registry
 from .spec import SpecBase, parse_spec, run_name
 from .store import RunFolder, create_run_folder, now
+from .tracking import TENSORBOARD, require_libraries
 from .trials import (
     RESOLVED_SPEC,
     Built,
@@ -121,10 +123,15 @@ def preflight(spec: SpecBase, registry: Registry) -> bool:
     Returns whether the agent resumes exactly (its ``exact_resume``).
     """
     entry = registry.get("agent", spec.agent.type)
+    for name in spec.logging.trackers:
+        require_libraries(registry.get("tracker", name))
+    if spec.logging.tensorboard and TENSORBOARD not in registry.entries["tracker"]:
+        logging.getLogger("zoo").warning("no TensorBoard events: the tracker 'tensorboard' (plugin 'tracking') is not "
+                                         "loaded; set logging.tensorboard: false to say so")
     with tempfile.TemporaryDirectory(prefix="zoo-preflight-") as scratch:
         seeds = list(enumerate(spec.trial_seeds()))[: 2 if entry.batched_trials else 1]
         contexts = [blame_context(trial_context(spec, registry, seed=seed, trial=trial,
-                                                directory=Path(scratch) / str(trial), tensorboard=False,
+                                                directory=Path(scratch) / str(trial),
                                                 resume_step=None), spec, registry)
                     for trial, seed in seeds]
         try:

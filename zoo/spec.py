@@ -34,6 +34,7 @@ from pydantic_core import PydanticUndefined
 from .errors import Problem, SpecError, ZooError, did_you_mean
 from .overrides import DECIMAL_NUMBER, CommandLineText
 from .registry import KINDS, Registry
+from .tracking import TENSORBOARD
 from .yamlio import Loc, LocatedDocument, load_file, load_text
 
 #: spec field -> registry kind, for the blocks that name a plugin entry
@@ -242,11 +243,39 @@ def _backend_tag(value: Any) -> str | None:
 
 
 class Logging(_Strict):
-    """What a run records besides its metrics file."""
+    """What a run records besides its metrics file: TensorBoard events, other trackers, progress, checkpoints.
 
-    tensorboard: bool = True
+    `logging_model` adds one optional field per installed tracker, its settings (``mlflow: {...}``).
+    """
+
+    tensorboard: bool = Field(default=True, description="TensorBoard events in each trial's tb/ folder")
+    trackers: list[str] = Field(default_factory=list, max_length=20,
+                                description="experiment trackers besides TensorBoard (zoo list tracker)")
     progress: bool = True
     keep_checkpoints: int = Field(default=2, ge=1, le=1000, description="checkpoints kept per trial")
+
+    @model_validator(mode="after")
+    def _trackers_known(self) -> Logging:
+        installed = [name for name in type(self).model_fields if name not in Logging.model_fields]
+        for name in self.trackers:
+            if name == TENSORBOARD:
+                raise ValueError("TensorBoard is switched by 'tensorboard: true|false', not listed in trackers")
+            if name not in installed:
+                raise ValueError(f"trackers: unknown tracker '{name}'{did_you_mean(name, installed)};"
+                                 f" installed: {', '.join(installed) or 'none'}")
+        if len(set(self.trackers)) < len(self.trackers):
+            raise ValueError("trackers: a tracker is listed twice")
+        for name in installed:
+            if getattr(self, name) is not None and name not in self.trackers:
+                raise ValueError(f"settings for '{name}' are given but it is not in trackers; add it: trackers: [{name}]")
+        return self
+
+
+def logging_model(registry: Registry) -> type[Logging]:
+    """The logging block with one optional settings field per installed tracker (TensorBoard's is ``tensorboard``)."""
+    fields = {name: (strict_model(entry.params) | None, None)
+              for name, entry in sorted(registry.entries["tracker"].items()) if name != TENSORBOARD}
+    return create_model("Logging", __base__=Logging, __module__=__name__, **fields)
 
 
 class SpecBase(_Strict):
@@ -342,6 +371,7 @@ def _spec_model(registry: Registry) -> type[SpecBase]:
         else:
             fields[block] = (annotation, ...)
     fields["backend"] = _backend_field(registry)
+    fields["logging"] = (logging_model(registry), Field(default_factory=dict, validate_default=True))
     return create_model("RunSpec", __base__=SpecBase, **fields)
 
 

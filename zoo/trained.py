@@ -45,7 +45,7 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
         raise ZooError(f"{folder.path}: trial {trial} has no {checkpoint} checkpoint yet{hint}")
     scratch = Path(tempfile.mkdtemp(prefix="zoo-agent-"))  # the rebuilt agent's logs go here, not into the run
     built = build_trial(spec, registry, seed=folder.manifest(require=("seeds",))["seeds"][trial], trial=trial,
-                        directory=scratch, tensorboard=False, wrap_env=wrap_env)
+                        directory=scratch, wrap_env=wrap_env)
     weakref.finalize(built.agent, _discard, built.logger, scratch)
     built.agent.load(found[-1][1] / "agent")
     return built.agent

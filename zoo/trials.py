@@ -24,6 +24,7 @@ from .registry import Registry, get_registry
 from .seeding import seed_everything
 from .spec import SpecBase, parse_spec
 from .store import RunFolder, atomic_write_json, now, read_json
+from .tracking import TENSORBOARD, Tracker, TrialRecord, flatten, require_libraries
 from .yamlio import load_file
 
 RESOLVED_SPEC = "spec.yaml"
@@ -67,9 +68,44 @@ def _built_env(factory: Callable[..., Any], params: Any, plugin: str, name: str,
     return env if wrap_env is None else wrap_env(env)
 
 
+def open_trackers(spec: SpecBase, registry: Registry, record: TrialRecord) -> list[Tracker]:
+    """The trackers the spec's logging block turns on, opened for one trial (closed again if one fails to open).
+
+    TensorBoard's is left out when its plugin is not loaded (``ZOO_PLUGINS`` without it; `preflight` warns).
+    """
+    tensorboard = spec.logging.tensorboard and TENSORBOARD in registry.entries["tracker"]
+    names = ([TENSORBOARD] if tensorboard else []) + list(spec.logging.trackers)
+    trackers: list[Tracker] = []
+    try:
+        for name in names:
+            entry = registry.get("tracker", name)
+            require_libraries(entry)
+            params = getattr(spec.logging, name, None) if name != TENSORBOARD else None
+            try:
+                trackers.append(entry.factory(params if params is not None else entry.params(), record))
+            except (ZooError, KeyboardInterrupt):
+                raise
+            except Exception as exc:
+                raise ZooError(f"logging: the {name} tracker could not start: {type(exc).__name__}: {exc}") from None
+    except BaseException:
+        for tracker in trackers:
+            tracker.close()
+        raise
+    return trackers
+
+
+def trial_record(spec: SpecBase, folder: RunFolder, *, trial: int, seed: int, resume_step: int | None) -> TrialRecord:
+    """What the trackers of one trial of the run in `folder` are told of it."""
+    params = flatten(spec.model_dump(mode="json", exclude_none=True)) | {"trial": trial, "seed": seed}
+    return TrialRecord(run_name=folder.path.name, run_dir=folder.path, trial=trial, seed=seed,
+                       directory=folder.trial_dir(trial), params=params, resume_step=resume_step)
+
+
 def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
-                  tensorboard: bool, resume_step: int | None, wrap_env: Callable[[Any], Any] | None = None) -> TrialContext:
-    """The TrialContext of one trial: env factories, a metric logger in `directory`, the budget and the meta-controller.
+                  trackers: list[Tracker] | None = None, resume_step: int | None = None,
+                  wrap_env: Callable[[Any], Any] | None = None) -> TrialContext:
+    """The TrialContext of one trial: env factories, a metric logger in `directory` (handing its rows to
+    `trackers`), the budget and the meta-controller.
 
     `wrap_env`, when given, wraps every env that ``make_env`` builds (``zoo enjoy`` watches them through it).
     """
@@ -83,7 +119,7 @@ def trial_context(spec: SpecBase, registry: Registry, *, seed: int, trial: int, 
     return TrialContext(
         seed=seed, trial=trial, directory=directory, env_params=spec.env,
         make_env=partial(_built_env, env_entry.factory, spec.env, env_entry.plugin, env_entry.name, wrap_env),
-        logger=MetricLogger(directory, tensorboard=tensorboard, resume_step=resume_step),
+        logger=MetricLogger(directory, trackers=trackers or (), resume_step=resume_step),
         budget=spec.budget, meta_controller=meta_controller, torch_threads=spec.backend.torch_threads,
         make_vector_env=(partial(_built_env, env_entry.vector_factory, spec.env, env_entry.plugin, env_entry.name, None)
                          if env_entry.vector_factory is not None else None),
@@ -112,11 +148,12 @@ def close_loggers(contexts: list[TrialContext]) -> None:
 
 def build_trial(
     spec: SpecBase, registry: Registry, *, seed: int, trial: int, directory: Path,
-    tensorboard: bool, resume_step: int | None = None, wrap_env: Callable[[Any], Any] | None = None,
+    resume_step: int | None = None, wrap_env: Callable[[Any], Any] | None = None,
 ) -> Built:
-    """Make the logger, meta-controller and agent of one trial (an agent that trains batches of trials gets a batch of one)."""
+    """Make the logger, meta-controller and agent of one trial (an agent that trains batches of trials gets a batch
+    of one); its metrics go to `directory` only, to no tracker."""
     context = trial_context(spec, registry, seed=seed, trial=trial, directory=directory,
-                            tensorboard=tensorboard, resume_step=resume_step, wrap_env=wrap_env)
+                            resume_step=resume_step, wrap_env=wrap_env)
     return Built(build_agent(spec, registry, [context]).agent, context.logger)
 
 
@@ -205,8 +242,9 @@ def _train_group(folder: RunFolder, spec: SpecBase, registry: Registry, group: l
         contexts = []
         try:
             for trial, seed, resume in zip(group, seeds, resume_steps):
+                record = trial_record(spec, folder, trial=trial, seed=seed, resume_step=resume)
                 contexts.append(trial_context(spec, registry, seed=seed, trial=trial, directory=folder.trial_dir(trial),
-                                              tensorboard=spec.logging.tensorboard, resume_step=resume))
+                                              trackers=open_trackers(spec, registry, record), resume_step=resume))
         except BaseException:
             close_loggers(contexts)
             raise
@@ -231,6 +269,7 @@ def _train_group(folder: RunFolder, spec: SpecBase, registry: Registry, group: l
                 returns = [float(r) for r in evaluations[index]]
                 result.update(eval_returns=returns, eval_mean=float(sum(returns) / len(returns)))
             atomic_write_json(folder.trial_dir(trial) / RESULT, result)
+            trainee.contexts[index].logger.finish(result, [folder.path / RESOLVED_SPEC, folder.trial_dir(trial) / RESULT])
             results.append(result)
         return results
     finally:

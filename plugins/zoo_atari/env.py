@@ -16,7 +16,7 @@ from typing import Any
 
 import gymnasium
 
-from zoo import seeded_env
+from zoo import require_extra, seeded_env
 
 from .protocols import Protocol
 
@@ -57,6 +57,8 @@ class LifeLossTerminal(gymnasium.Wrapper):
 
 def make_atari_env(game: str, protocol: Protocol, seed: int | None = None) -> gymnasium.Env:
     """The gymnasium pipeline of `protocol` on the ROM `game` (seeded when `seed` is given)."""
+    require_extra("ale_py", "atari", "the atari env")
+    require_extra("cv2", "atari", "the atari env's frame preprocessing (opencv)")
     from ale_py.env import AtariEnv
     from gymnasium.wrappers import AtariPreprocessing, ClipReward, FrameStackObservation
 
@@ -84,6 +86,7 @@ def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: in
     ALE takes int32 seeds only (sub-env i gets seed + i), so an integer reset seed is folded into
     [0, 2**31 - num_envs); smaller seeds are unchanged. Run seeds (up to 2**32) then work too.
     """
+    require_extra("ale_py", "atari", "the atari env")
     from ale_py.vector_env import AtariVectorEnv
 
     class FoldedSeeds(AtariVectorEnv):

@@ -10,7 +10,7 @@ import csv
 from functools import lru_cache
 from importlib import resources
 
-from zoo import did_you_mean
+from zoo import did_you_mean, require_extra
 
 
 def read_table(name: str) -> list[dict[str, str]]:
@@ -46,6 +46,7 @@ def display_name(rom_id: str) -> str:
 
 @lru_cache(maxsize=1)
 def _known() -> dict[str, str]:
+    require_extra("ale_py", "atari", "the atari env")
     import ale_py.roms
 
     ids = set(ale_py.roms.get_all_rom_ids())

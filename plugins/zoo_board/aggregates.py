@@ -30,6 +30,8 @@ from itertools import permutations
 
 import numpy as np
 
+from zoo import require_extra
+
 #: the fewest runs per task for which a bootstrap interval says anything
 MIN_RUNS_FOR_INTERVAL = 2
 
@@ -70,7 +72,7 @@ def _check(scores: dict[str, np.ndarray]) -> None:
 
 
 def _aggregate_functions():
-    from rliable import metrics
+    metrics = require_extra("rliable.metrics", "boards", "a board's aggregates")
 
     return {
         "iqm": metrics.aggregate_iqm,
@@ -87,7 +89,7 @@ def _intervals(score_dict: dict, func, reps: int, seed: int, size: float) -> tup
     ``random_state`` it hands to arch, so the global generator is seeded for the call and restored after it;
     arch's warning that a RandomState is the old way to seed is about rliable's call and says nothing to users.
     """
-    from rliable import library
+    library = require_extra("rliable.library", "boards", "a board's aggregates")
 
     saved = np.random.get_state()
     np.random.seed(seed)

@@ -43,7 +43,10 @@ def leaderboard(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
 ) -> None:
     """Run every (agent, task) cell of a board that is not done yet, then write its HTML, Markdown, JSON and CSV."""
-    from zoo import load_file
+    from zoo import load_file, require_extra
+
+    for module in ("scipy", "matplotlib"):  # the board's statistics and figures
+        require_extra(module, "report", "zoo leaderboard")
 
     from .cells import TOO_FEW, cell_state, run_cell
     from .kinds import kind_of

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from zoo import require_extra
+
 from .engine.board import Piece
 
 SIZE = 480  # a multiple of 16, as video encoders want
@@ -126,7 +128,7 @@ class HumanWindow:
     """A matplotlib window showing the latest picture; a clear error where no window can open."""
 
     def __init__(self, fps: float):
-        import matplotlib
+        matplotlib = require_extra("matplotlib", "video", "render_mode='human' (a matplotlib window)")
         import matplotlib.pyplot as plt
 
         backend = matplotlib.get_backend().lower()

@@ -134,7 +134,7 @@ def watch_agent(run: Path, rule: str, *, boards: int, seed: int, delay: float, c
         raise ZooError(f"{run}: trial 0 has no checkpoint yet")
     spec = spec.model_copy(update={"env": spec.env.model_copy(update={"rule": rule})})
     with tempfile.TemporaryDirectory() as scratch:
-        built = build_trial(spec, registry, seed=seed, trial=0, directory=Path(scratch), tensorboard=False)
+        built = build_trial(spec, registry, seed=seed, trial=0, directory=Path(scratch))
         agent = built.agent
         try:
             if type(agent).evaluate is Agent.evaluate:

@@ -6,6 +6,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from zoo import require_extra
+
 from .params import MinAtarParams
 
 
@@ -14,6 +16,7 @@ class MinAtarEnv(gymnasium.Env):
     (its sticky actions and spawns) from then on; episodes longer than `max_episode_steps` are truncated."""
 
     def __init__(self, params: MinAtarParams):
+        require_extra("minatar", "minatar", "the minatar env")
         from minatar import Environment
 
         self.params = params

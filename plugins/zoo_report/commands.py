@@ -7,7 +7,13 @@ from pathlib import Path
 
 import typer
 
-from zoo import RunFolder, ZooError, collect_runs, default_runs_dir, get_registry
+from zoo import RunFolder, ZooError, collect_runs, default_runs_dir, get_registry, require_extra
+
+
+def _require_report_extra(command: str) -> None:
+    """The statistics and figures of a report come with the 'report' extra."""
+    for module in ("scipy", "matplotlib"):
+        require_extra(module, "report", command)
 
 
 def _collect(targets: list[str], runs_dir: Path | None) -> list[RunFolder]:
@@ -27,6 +33,7 @@ def report(
                                          help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs)."),
 ) -> None:
     """Write figures and tables for runs, with the metrics of their environment's reporter."""
+    _require_report_extra("zoo report")
     from .report import report as write_report
 
     folders = _collect(runs, runs_dir)
@@ -42,6 +49,7 @@ def compare(
                                          help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs)."),
 ) -> None:
     """Compare two runs of the same environment (one-sided U-tests and the reporter's own metrics)."""
+    _require_report_extra("zoo compare")
     from .report import compare as compare_runs
 
     sides = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from zoo import AgentEntry, hookimpl
+from zoo import AgentEntry, hookimpl, require_extra
 
 from . import params as P
 
@@ -30,7 +30,9 @@ def _factory(module: str, class_name: str):
     def make(params, context):
         from .agent import SB3Agent
 
-        return SB3Agent(getattr(importlib.import_module(module), class_name), params, context)
+        library = (require_extra(module, "contrib", f"sb3-contrib's {class_name}") if module == "sb3_contrib"
+                   else importlib.import_module(module))
+        return SB3Agent(getattr(library, class_name), params, context)
 
     return make
 

@@ -13,6 +13,7 @@ from zoo import (
     backend_options,
     default_runs_dir,
     get_registry,
+    require_extra,
     seed_option,
     set_option,
     trials_option,
@@ -32,6 +33,7 @@ def tune(
     backend: BackendChoice,
 ) -> None:
     """Search hyperparameters with Optuna; every trial is a run, a second call runs the missing trials."""
+    require_extra("optuna", "tune", "zoo tune")
     from .tune import tune as run_tuning
 
     root = runs_dir or default_runs_dir()

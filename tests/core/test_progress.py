@@ -21,7 +21,7 @@ logging: {tensorboard: false}
 
 
 def test_the_logger_keeps_the_mean_of_the_last_episodes_and_continues_it_on_resume(tmp_path):
-    logger = MetricLogger(tmp_path, tensorboard=False)
+    logger = MetricLogger(tmp_path)
     assert logger.running() == Running(None, None)
     returns = [float(r) for r in range(RUNNING_EPISODES + 20)]
     for step, value in enumerate(returns):
@@ -32,10 +32,10 @@ def test_the_logger_keeps_the_mean_of_the_last_episodes_and_continues_it_on_resu
     expected = Running(sum(returns[-RUNNING_EPISODES:]) / RUNNING_EPISODES, 7.5)
     assert logger.running() == expected
     logger.close()
-    resumed = MetricLogger(tmp_path, tensorboard=False, resume_step=len(returns) - 1)
+    resumed = MetricLogger(tmp_path, resume_step=len(returns) - 1)
     assert resumed.running() == expected
     resumed.close()
-    resumed = MetricLogger(tmp_path, tensorboard=False, resume_step=40)  # before the evaluation
+    resumed = MetricLogger(tmp_path, resume_step=40)  # before the evaluation
     assert resumed.running() == Running(sum(returns[:41]) / 41, None)
     resumed.close()
 

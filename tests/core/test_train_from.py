@@ -67,3 +67,33 @@ def test_what_cannot_be_continued_is_refused_and_nothing_is_written(tmp_path, ca
     assert main(["train", "--from", str(tmp_path / "first"), "--set", "budget.steps=512"]) == 2
     assert "the run is interrupted, not finished; finish it with zoo resume" in capsys.readouterr().err
     assert not (tmp_path / "same").exists() and [p.name for p in tmp_path.iterdir() if p.is_dir()] == ["first"]
+
+
+def test_continuing_from_the_best_checkpoint_starts_at_its_step(tmp_path, capsys):
+    spec = tmp_path / "cart.yaml"
+    spec.write_text(SPEC.replace("budget: {steps: 256}", "budget: {steps: 256, eval_every: 64, eval_episodes: 2}"))
+    _train(str(spec), "--run-dir", str(tmp_path / "first"))
+    [best] = list((tmp_path / "first" / "trials" / "000" / "checkpoints-best").glob("step-*"))
+    best_step = int(best.name.removeprefix("step-"))
+    assert best_step < 256  # this seed's best evaluation comes before the end, so best and last differ
+    _train("--from", str(tmp_path / "first"), "--checkpoint", "best", "--set", "budget.steps=320",
+           "--run-dir", str(tmp_path / "from-best"))
+    manifest = json.loads((tmp_path / "from-best" / "run.json").read_text())
+    assert manifest["parent"]["checkpoint"] == "best" and manifest["parent"]["checkpoints"] == {"0": best.name}
+    resumes = (tmp_path / "from-best" / "trials" / "000" / "resumes.jsonl").read_text().splitlines()
+    assert [json.loads(line)["checkpoint"] for line in resumes] == [best.name]
+    parent_rows = read_metrics(tmp_path / "first" / "trials" / "000" / "metrics.jsonl")
+    rows = read_metrics(tmp_path / "from-best" / "trials" / "000" / "metrics.jsonl")
+    # PPO resumes exactly: retrained from the best step, the child replays the parent's later rows, then goes on
+    assert rows[:len(parent_rows)] == parent_rows and rows[-1]["step"] > 256
+
+    spec.write_text(SPEC)
+    _train(str(spec), "--run-dir", str(tmp_path / "no-evaluations"))
+    capsys.readouterr()
+    assert main(["train", "--from", str(tmp_path / "no-evaluations"), "--checkpoint", "best",
+                 "--set", "budget.steps=512"]) == 2
+    assert "no complete best checkpoint to continue from (a best checkpoint needs budget.eval_every)" in capsys.readouterr().err
+    assert main(["train", "--from", str(tmp_path / "first"), "--checkpoint", "first", "--set", "budget.steps=512"]) == 2
+    assert "--checkpoint first: valid: last, best" in capsys.readouterr().err
+    assert main(["train", str(spec), "--checkpoint", "best"]) == 2
+    assert "--checkpoint chooses the checkpoint of --from RUN" in capsys.readouterr().err

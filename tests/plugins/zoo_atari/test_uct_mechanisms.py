@@ -55,8 +55,7 @@ def test_ties_in_visits_are_broken_at_random():
 def test_the_uct_agent_reuses_the_played_subtree_by_default(given, reused, tmp_path):
     text = ("env: {type: synthetic-atari, game: corridor-with-trap, frame_skip: 8, full_action_space: false}\n"
             f"agent: {{type: uct, simulations: 4, horizon_frames: 8{given}}}\nbudget: {{episodes: 1}}\n")
-    built = build_trial(load_spec_text(text, get_registry()), get_registry(), seed=1, trial=0, directory=tmp_path,
-                        tensorboard=False)
+    built = build_trial(load_spec_text(text, get_registry()), get_registry(), seed=1, trial=0, directory=tmp_path)
     assert built.agent.search.reuse_tree is reused
     assert UCTParams().reuse_tree is True
     built.agent.close()

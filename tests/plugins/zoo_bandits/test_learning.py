@@ -124,8 +124,7 @@ GDI = ("env: {type: gym, id: CartPole-v1}\nagent: {type: gdi-i3, num_envs: 2, ba
 
 def test_a_spec_selects_the_options_and_gdi_trains_with_them(tmp_path):
     text = GDI + "{type: gdi_bandits, structure: joint, smoothing: tiles, log1p_coordinates: [beta1, beta2]}\n"
-    built = build_trial(load_spec_text(text, get_registry()), get_registry(), seed=0, trial=0, directory=tmp_path,
-                        tensorboard=False)
+    built = build_trial(load_spec_text(text, get_registry()), get_registry(), seed=0, trial=0, directory=tmp_path)
     built.agent.learn(300)
     assert built.agent.steps >= 300 and built.agent.system.learner.updates > 0
     controller = built.agent.controllers[0]

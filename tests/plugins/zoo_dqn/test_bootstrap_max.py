@@ -14,7 +14,7 @@ from zoo.metrics import MetricLogger
 def agent(tmp_path, mask):
     env_params = GohrEnvParams(rule="paper/b3_then_b1", horizon=5)
     context = TrialContext(seed=5, trial=0, directory=tmp_path, env_params=env_params,
-                           make_env=lambda s: make_env(env_params, s), logger=MetricLogger(tmp_path, tensorboard=False),
+                           make_env=lambda s: make_env(env_params, s), logger=MetricLogger(tmp_path),
                            budget=None)
     params = LinearDQNParams(batch_size=16, replay_size=100, learning_starts=100, gamma=0.9, loss="mse",
                              mask_actions=mask)

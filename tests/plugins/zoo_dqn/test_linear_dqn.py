@@ -28,7 +28,7 @@ def _contexts(tmp_path, seeds, rule="paper/b3_then_b1"):
     params = GohrEnvParams(rule=rule)
     return [TrialContext(seed=s, trial=i, directory=tmp_path / f"{i}-{s}", env_params=params,
                          make_env=lambda seed: make_env(params, seed),
-                         logger=MetricLogger(tmp_path / f"{i}-{s}", tensorboard=False), budget=None)
+                         logger=MetricLogger(tmp_path / f"{i}-{s}"), budget=None)
             for i, s in enumerate(seeds)]
 
 
@@ -127,7 +127,7 @@ def test_build_trial_gives_a_batched_agent_a_batch_of_one(tmp_path):
     registry = get_registry()
     spec = load_spec_text("env: {type: gohr, rule: paper/color_match, horizon: 20}\n"
                           "agent: {type: gohr-linear-dqn, batch_size: 16}\nbudget: {steps: 200}\n", registry)
-    built = build_trial(spec, registry, seed=3, trial=0, directory=tmp_path, tensorboard=False)
+    built = build_trial(spec, registry, seed=3, trial=0, directory=tmp_path)
     built.agent.learn(200)
     built.logger.close()
     rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]

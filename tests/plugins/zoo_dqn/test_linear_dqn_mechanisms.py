@@ -35,7 +35,7 @@ def _agent(tmp_path, params, *, horizon=100, board=None, seeds=(5,)) -> LinearDQ
     env_params = GohrEnvParams(rule="paper/b3_then_b1", horizon=horizon, board=board or {})
     contexts = [TrialContext(seed=seed, trial=i, directory=tmp_path / str(i), env_params=env_params,
                              make_env=lambda s: make_env(env_params, s),
-                             logger=MetricLogger(tmp_path / str(i), tensorboard=False), budget=None)
+                             logger=MetricLogger(tmp_path / str(i)), budget=None)
                 for i, seed in enumerate(seeds)]
     return LinearDQNAgent(params, contexts)
 

@@ -20,7 +20,7 @@ SMALL = dict(hidden=[32], replay_size=200, batch_size=16, history=2)
 def _context(tmp_path, seed=0):
     params = GohrEnvParams(rule="paper/b3_then_b1", horizon=40)
     return TrialContext(seed=seed, trial=0, directory=tmp_path, env_params=params, make_env=lambda s: make_env(params, s),
-                        logger=MetricLogger(tmp_path, tensorboard=False), budget=None)
+                        logger=MetricLogger(tmp_path), budget=None)
 
 
 @pytest.mark.parametrize("featurization, size", [("BS_AS", 288 + 6 * 432), ("BD_AD", 288 + 6 * 24),

@@ -152,7 +152,7 @@ def test_random_player_moves_only_where_pieces_are(tmp_path):
     loaded = load_board(_write(tmp_path, board), get_registry())
     from zoo.run import build_trial
 
-    built = build_trial(loaded.cells[0].spec, get_registry(), seed=1, trial=0, directory=tmp_path / "t", tensorboard=False)
+    built = build_trial(loaded.cells[0].spec, get_registry(), seed=1, trial=0, directory=tmp_path / "t")
     built.agent.learn_episodes(5)
     built.logger.close()
     rows = [json.loads(line) for line in (tmp_path / "t" / "metrics.jsonl").read_text().splitlines()]
@@ -219,15 +219,15 @@ def test_random_player_resumes_exactly_from_a_checkpoint(tmp_path):
     def returns(directory: Path) -> list[float]:
         return [json.loads(line)["episode_return"] for line in (directory / "metrics.jsonl").read_text().splitlines()]
 
-    straight = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "a", tensorboard=False)
+    straight = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "a")
     straight.agent.learn_episodes(6)
     straight.logger.close()
-    first = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "b", tensorboard=False)
+    first = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "b")
     first.agent.learn_episodes(3)
     (tmp_path / "ckpt").mkdir()
     first.agent.save(tmp_path / "ckpt")
     first.logger.close()
-    resumed = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "b", tensorboard=False,
+    resumed = build_trial(spec, get_registry(), seed=7, trial=0, directory=tmp_path / "b",
                           resume_step=first.agent.steps)
     resumed.agent.load(tmp_path / "ckpt")
     resumed.agent.learn_episodes(3)

@@ -26,7 +26,7 @@ def _run(tmp_path, label: str, returns: list[list[float]]) -> RunFolder:
     folder = create_run_folder(tmp_path / label, {"spec.yaml": yaml.safe_dump(spec)},
                                {"env": "gohr", "agent": "gohr-linear-dqn", "status": "finished", "name": label})
     for t, trial in enumerate(returns):
-        logger = MetricLogger(folder.trial_dir(t), tensorboard=False)
+        logger = MetricLogger(folder.trial_dir(t))
         for episode, value in enumerate(trial):
             logger.log(10 * episode + 5, loss=0.5)
             logger.log(10 * episode + 9, episode_return=value, episode_errors=-value)
@@ -60,7 +60,7 @@ def test_the_report_and_the_leaderboard_give_a_run_the_same_tce(tmp_path, budget
 def test_the_agent_logs_each_episodes_rejected_moves_as_its_errors(tmp_path):
     params = GohrEnvParams(rule="paper/clockwise", horizon=4)
     context = TrialContext(seed=2, trial=0, directory=tmp_path, env_params=params, make_env=lambda s: make_env(params, s),
-                           logger=MetricLogger(tmp_path, tensorboard=False), budget=None)
+                           logger=MetricLogger(tmp_path), budget=None)
     agent = LinearDQNAgent(LinearDQNParams(batch_size=8, replay_size=100), [context])
     agent.learn(40)  # ten truncated episodes of four moves (nine pieces cannot be cleared in four)
     context.logger.close()

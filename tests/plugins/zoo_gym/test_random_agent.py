@@ -39,7 +39,7 @@ class Recorder(gymnasium.Env):
 
 def _agent(tmp_path, env, seed: int = 0) -> RandomAgent:
     context = TrialContext(seed=seed, trial=0, directory=tmp_path, env_params=None, make_env=lambda s: env,
-                           logger=MetricLogger(tmp_path, tensorboard=False), budget=SimpleNamespace(unit="steps", amount=100))
+                           logger=MetricLogger(tmp_path), budget=SimpleNamespace(unit="steps", amount=100))
     return RandomAgent(NoParams(), context)
 
 

@@ -31,8 +31,7 @@ def test_dice_with_the_cells_torso_learns_color_match(tmp_path):
         "env": {**shipped["env"], "board": {"min_objects": 9, "min_shapes": 4, "min_colors": 4}},
         "agent": shipped["agent"], "budget": {"steps": STEPS}})
     registry = get_registry()
-    built = build_trial(load_spec_text(text, registry), registry, seed=0, trial=0, directory=tmp_path,
-                        tensorboard=False)
+    built = build_trial(load_spec_text(text, registry), registry, seed=0, trial=0, directory=tmp_path)
     built.agent.learn(STEPS)
     built.agent.close()
     built.logger.close()

@@ -154,8 +154,7 @@ GOHR = ("env: {type: gohr, rule: paper/color_match, horizon: 30, board: {min_obj
 
 def trial(text, tmp_path, seed=3):
     torch.set_num_threads(1)
-    return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=seed, trial=0, directory=tmp_path,
-                       tensorboard=False)
+    return build_trial(load_spec_text(text, get_registry()), get_registry(), seed=seed, trial=0, directory=tmp_path)
 
 
 @pytest.mark.parametrize("agent", ["gdi-i3", "gdi-h3", "dice", "lbc"])

@@ -42,7 +42,7 @@ def trial(agent: str, tmp_path, *, backend=None, steps=2000, seed=0):
                           get_registry())
     if backend is not None:
         spec = spec.model_copy(update={"backend": backend})
-    return build_trial(spec, get_registry(), seed=seed, trial=0, directory=tmp_path, tensorboard=False)
+    return build_trial(spec, get_registry(), seed=seed, trial=0, directory=tmp_path)
 
 
 def digest(sequence: dict) -> str:

@@ -64,7 +64,7 @@ def agent(tmp_path, registry, **overrides) -> SarsaAgent:
     params = SarsaParams.model_validate({"features": {"type": "test-one-hot-cell"}, "alpha": 0.5, "gamma": 0.95,
                                          "lam": 0.8, "epsilon": 0.1, "dtype": "float64", **overrides})
     context = TrialContext(seed=1, trial=0, directory=tmp_path, env_params=None, make_env=lambda seed: Corridor(),
-                           logger=MetricLogger(tmp_path, tensorboard=False), budget=SimpleNamespace(unit="episodes"))
+                           logger=MetricLogger(tmp_path), budget=SimpleNamespace(unit="episodes"))
     return SarsaAgent(params, context)
 
 
@@ -154,7 +154,7 @@ def test_each_episode_of_sarsa_with_disco_starts_from_a_fresh_previous_screen(tm
     params = SarsaParams.model_validate({"features": {"type": "disco", "preprocessing_frames": 400}})
     context = TrialContext(seed=3, trial=0, directory=tmp_path, env_params=None,
                            make_env=lambda seed: SyntheticAtariEnv("catch"),
-                           logger=MetricLogger(tmp_path, tensorboard=False), budget=SimpleNamespace(unit="episodes"))
+                           logger=MetricLogger(tmp_path), budget=SimpleNamespace(unit="episodes"))
     sarsa = SarsaAgent(params, context)
     disco = sarsa.features
     screens, read = [], disco.from_screen

@@ -181,7 +181,7 @@ def test_the_arguments_the_zoo_sets_are_refused_with_where_to_set_them(arg):
 
 
 def _model(tmp_path, agent: str, env: str = "CartPole-v1"):
-    built = build_trial(_spec(agent, env), get_registry(), seed=0, trial=0, directory=tmp_path, tensorboard=False)
+    built = build_trial(_spec(agent, env), get_registry(), seed=0, trial=0, directory=tmp_path)
     return built
 
 

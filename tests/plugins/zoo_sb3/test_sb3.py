@@ -52,10 +52,10 @@ def test_checkpoint_round_trip_restores_the_training_state(agent, tmp_path):
     spec = load_spec_text(
         f"env: {{type: gym, id: CartPole-v1}}\nagent: {{type: {agent}, {extra}}}\nbudget: {{steps: 400}}\n", registry
     )
-    first = build_trial(spec, registry, seed=3, trial=0, directory=tmp_path / "a", tensorboard=False)
+    first = build_trial(spec, registry, seed=3, trial=0, directory=tmp_path / "a")
     first.agent.learn(200)
     path = save_checkpoint(first.agent, tmp_path / "ckpt", keep=1)
-    second = build_trial(spec, registry, seed=4, trial=0, directory=tmp_path / "b", tensorboard=False)
+    second = build_trial(spec, registry, seed=4, trial=0, directory=tmp_path / "b")
     second.agent.load(path / "agent")
     a, b = first.agent.model, second.agent.model
     assert b.num_timesteps == a.num_timesteps >= 200

@@ -1,0 +1,1 @@
+"""Experiment trackers: TensorBoard (on by default), MLflow and Weights & Biases, each a `zoo.TrackerEntry`."""
