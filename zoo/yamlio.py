@@ -129,9 +129,11 @@ def load_text(text: str, source: str) -> LocatedDocument:
         raise SpecError([Problem(f"malformed YAML: {message}", source, line, column)]) from None
     except yaml.YAMLError as exc:
         raise SpecError([Problem(f"malformed YAML: {' '.join(str(exc).split())}", source)]) from None
-    except (ValueError, RecursionError) as exc:
-        # e.g. an escape past U+10FFFF: the scanner stops where it read, which places the value
-        line, column = (loader.line + 1, loader.column + 1) if isinstance(exc, ValueError) else (None, None)
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # an escape past U+10FFFF (ValueError), or past the C int that chr() takes (OverflowError): the scanner
+        # stops where it read, which places the value
+        placed = isinstance(exc, (ValueError, OverflowError))
+        line, column = (loader.line + 1, loader.column + 1) if placed else (None, None)
         raise SpecError([Problem(f"unusable value: {str(exc).split(';')[0]}", source, line, column)]) from None
     finally:
         loader.dispose()

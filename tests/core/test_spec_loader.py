@@ -233,3 +233,10 @@ def test_an_escape_past_the_last_code_point_is_placed():
     with pytest.raises(SpecError) as caught:
         load_text('env: {type: gym}\nagent: "\\U00110000"\n', "x.yaml")
     assert str(caught.value) == "x.yaml:2:11: unusable value: chr() arg not in range(0x110000)"
+
+
+def test_an_escape_past_a_c_int_is_placed():
+    # int("c0018D01", 16) does not fit the C int chr() takes: OverflowError, not ValueError (found by fuzzing)
+    with pytest.raises(SpecError) as caught:
+        load_text('env: {type: gym}\nagent: "\\Uc0018D01"\n', "x.yaml")
+    assert str(caught.value).startswith("x.yaml:2:11: unusable value: Python int too large to convert to C int")
