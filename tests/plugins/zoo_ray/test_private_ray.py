@@ -24,6 +24,12 @@ pytestmark = pytest.mark.slow  # starts two Rays
 RAY_CLI = Path(sys.executable).parent / "ray"
 
 
+#: the other Ray runs without token authentication, and `ray status` asks it the same way: Ray 2.5x turns token
+#: authentication on for `ray start` once ~/.ray/auth_token exists (an earlier Ray made it) while its CLI clients
+#: stay off, so without this the check below would depend on what ran on the machine before
+NO_AUTH = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -56,7 +62,7 @@ def other_ray():
     address = f"127.0.0.1:{_free_port()}"
     started = subprocess.run([str(RAY_CLI if RAY_CLI.exists() else "ray"), "start", "--head", f"--port={address.split(':')[1]}",
                               f"--temp-dir={temp_dir}", "--num-cpus=1", "--include-dashboard=false",
-                              "--disable-usage-stats"], capture_output=True, text=True, timeout=180)
+                              "--disable-usage-stats"], capture_output=True, text=True, timeout=180, env=NO_AUTH)
     try:
         assert started.returncode == 0, started.stderr
         yield address, temp_dir
@@ -70,7 +76,7 @@ def other_ray():
 
 def _alive(address: str) -> bool:
     status = subprocess.run([str(RAY_CLI if RAY_CLI.exists() else "ray"), "status", f"--address={address}"],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, env=NO_AUTH)
     return status.returncode == 0
 
 

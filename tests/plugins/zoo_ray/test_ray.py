@@ -67,9 +67,10 @@ def _when_checkpointed(folder, act) -> threading.Thread:
 
 
 def test_a_killed_worker_is_replaced_and_its_trial_ends_with_the_uninterrupted_numbers(tmp_path):
-    reference, _ = train(tmp_path, "reference", LOCAL, episodes=60, every=6)
+    # 300 episodes: long enough that the task is still running when its first checkpoint reaches the driver
+    reference, _ = train(tmp_path, "reference", LOCAL, episodes=300, every=6)
     source = tmp_path / "killed.yaml"
-    source.write_text(SPEC.format(backend=RAY, trials=1, episodes=60, every=6))
+    source.write_text(SPEC.format(backend=RAY, trials=1, episodes=300, every=6))
     folder = prepare_run(source, get_registry(), tmp_path / "runs", tmp_path / "runs" / "killed")
     killed = []
     watcher = _when_checkpointed(folder, lambda: killed.extend(os.kill(pid, signal.SIGKILL) or pid for pid in _train_group_pids()))
