@@ -88,7 +88,7 @@ def test_every_hook_entry_type_and_context_field_is_taught():
 
 @pytest.mark.slow  # pip-installs the package the page teaches
 def test_the_console_commands_work(package, site, zoo_cli_with):
-    zoo = zoo_cli_with(site, ZOO_PLUGINS="bandit,gym,gdi,learner")  # the doc's commands need no other plugin
+    zoo = zoo_cli_with(site, ZOO_PLUGINS="bandit,gym,gdi,learner,check")  # the doc's commands need no other plugin
     outputs = {}
     for line in (line[2:] for block in blocks("console") for line in block.splitlines() if line.startswith("$ ")):
         words = shlex.split(line)
