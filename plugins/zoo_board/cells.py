@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -79,3 +80,17 @@ def run_cell(cell: CellState, registry: Registry, runs_dir: Path, *, progress: b
     else:
         folder = RunFolder(cell.folder)
     return execute_run(folder, registry, progress=progress)
+
+
+def read_finished(states: list[CellState], read_cell: Callable) -> dict[tuple[str, str], Any]:
+    """The scoring cells of the finished (cached) cells, by (agent, task): ``read_cell(run, agent, task)`` per
+    cell. A finished run that cannot be scored is marked damaged (shown as such), not dropped silently."""
+    cells = {}
+    for s in states:
+        if s.state != "cached":
+            continue
+        try:
+            cells[(s.plan.agent, s.plan.task)] = read_cell(RunFolder(s.folder), s.plan.agent, s.plan.task)
+        except ZooError as exc:
+            s.status, s.error = "damaged", str(exc)
+    return cells

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zoo import ZooError
-
 from .board import TaskContender, load_board
+from .cells import read_finished
 from .kinds import BoardKindEntry
 from .plan import publish_specs
 
@@ -16,21 +15,12 @@ def publish(loaded, states, runs_dir: Path, out: Path) -> list[Path]:
     (specs/); the warnings go to stderr too."""
     import typer
 
-    from zoo import RunFolder
-
     from .outputs import write_csv, write_figures, write_html, write_json, write_markdown
     from .readout import read_cell
     from .scores import build
 
     out.mkdir(parents=True, exist_ok=True)
-    cells = {}
-    for s in states:
-        if s.state != "cached":
-            continue
-        try:
-            cells[(s.plan.agent, s.plan.task)] = read_cell(RunFolder(s.folder), s.plan.agent, s.plan.task)
-        except ZooError as exc:  # a finished run that cannot be scored is shown as such, not dropped silently
-            s.status, s.error = "damaged", str(exc)
+    cells = read_finished(states, read_cell)
     results = build(loaded, states, cells, out)
     publish_specs(loaded.cells, runs_dir, out)
     for warning in results["warnings"]:

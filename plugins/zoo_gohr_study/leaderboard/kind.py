@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from zoo_board.cells import read_finished
 from zoo_board.kinds import BoardKindEntry
 from zoo_board.plan import publish_specs
-
-from zoo import ZooError
 
 from .board import load_board
 from .recorded import RECORDED
@@ -16,22 +15,13 @@ from .recorded import RECORDED
 def publish(loaded, states, runs_dir: Path, out: Path) -> list[Path]:
     """Score the finished cells and write leaderboard.json, cells.csv, ranking.csv, the curves of every
     rule (curves/*.svg), leaderboard.md, leaderboard.html and a copy of every cell's spec (specs/)."""
-    from zoo import RunFolder
-
     from .outputs import write_csv, write_json, write_markdown
     from .page import write_figures, write_html
     from .readout import read_cell
     from .results import build
 
     out.mkdir(parents=True, exist_ok=True)
-    cells = {}
-    for s in states:
-        if s.state != "cached":
-            continue
-        try:
-            cells[(s.plan.agent, s.plan.task)] = read_cell(RunFolder(s.folder), s.plan.agent, s.plan.task)
-        except ZooError as exc:  # a finished run that cannot be scored is shown as such, not dropped silently
-            s.status, s.error = "damaged", str(exc)
+    cells = read_finished(states, read_cell)
     results = build(loaded, states, cells, out)
     publish_specs(loaded.cells, runs_dir, out)
     return [write_json(results, out / "leaderboard.json"), *write_csv(results, out), *write_figures(results, out),
