@@ -115,6 +115,30 @@ def register_reporters(register):
                            description="raw scores, HNS, HWRNS/SABER, HWRB and the ALE paper's normalisations"))
 
 
+def _reference_scores(env: dict) -> dict[str, float] | None:
+    """The Atari-57 random, human and human-world-record scores of an env block's game (None: not an Atari-57 game)."""
+    from .games import resolve_game
+    from .scores import references
+
+    if env.get("type") != "atari" or not isinstance(env.get("game"), str):
+        return None
+    try:
+        reference = references().get(resolve_game(env["game"]))
+    except ValueError:
+        return None
+    return None if reference is None else {"random": reference.random, "human": reference.human,
+                                            "record": reference.record}
+
+
+@hookimpl
+def register_score_tables(register):
+    from zoo_board.score_tables import ScoreTableEntry
+
+    register(ScoreTableEntry(name="atari", columns=("random", "human", "record"), scores=_reference_scores,
+                             description="Atari-57's random, human and human world-record scores (the GDI paper's "
+                                         "table), by game: human-normalized boards"))
+
+
 @hookimpl
 def register_commands(cli):
     from .cli import atari_app

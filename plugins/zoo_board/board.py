@@ -13,7 +13,8 @@ A board is YAML::
       ppo: {agent: {type: ppo}}
     scores:
       random: random            # the agent whose cells are each task's random play (or numbers per task)
-      reference: ppo            # the agent whose cells are each task's reference (or numbers per task)
+      reference: ppo            # the agent whose cells are each task's reference (or numbers per task,
+                                # or a column of a score table: {table: atari, column: human})
 
 The agents section, budget, trials, seed, backend and logging are those of every board
 (``zoo_board.plan``); every problem is reported at its line and column in the board file.
@@ -23,13 +24,13 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from zoo import Loc, LocatedDocument, Problem, Registry, SpecError, load_file
+from zoo import Loc, LocatedDocument, Problem, Registry, SpecError, ZooError, load_file
 
 from .plan import (
     NAME,
@@ -44,9 +45,18 @@ from .plan import (
     with_extra_agents,
 )
 
-#: a normalization point: the label of an agent of the board (its cell's mean on each task), or per task a
-#: number or an agent label
-Anchor = str | dict[str, float | str]
+
+class TableAnchor(Strict):
+    """A normalization point read from a score table a plugin registers (kind ``score_table``)."""
+
+    table: str = Field(description="the score table, e.g. atari (zoo list score_table)")
+    column: str = Field(description="its column, e.g. random or human")
+
+
+#: a normalization point: the label of an agent of the board (its cell's mean on each task), a column of a
+#: score table, or per task a number or an agent label
+#: (tried left to right, so that {table, column} is a score table's column, not two tasks)
+Anchor = Annotated[str | TableAnchor | dict[str, float | str], Field(union_mode="left_to_right")]
 
 
 class TaskContender(Contender):
@@ -60,9 +70,11 @@ class Scores(Strict):
     """How cells are scored and normalized."""
 
     random: Anchor | None = Field(default=None, description="each task's score of random play: an agent label "
-                                                              "(its cells' mean), or per task a number or an agent label")
+                                                              "(its cells' mean), {table, column} of a score table, "
+                                                              "or per task a number or an agent label")
     reference: Anchor | None = Field(default=None, description="each task's reference score (normalized to 1): an "
-                                                                 "agent label, or per task a number or an agent label")
+                                                                 "agent label, {table, column} of a score table, or "
+                                                                 "per task a number or an agent label")
     bootstraps: int = Field(default=2000, ge=1, le=100_000, description="resamples of every interval")
     seed: int = Field(default=0, ge=0, lt=2**32, description="seed of every resampling")
     curve_points: int = Field(default=50, ge=2, le=10_000, description="points of the learning curves written out")
@@ -90,6 +102,8 @@ class LoadedBoard:
     source: Path
     tasks: list[str]
     cells: list[CellPlan]
+    #: the anchors read from score tables: anchor ("random", "reference") -> task -> score
+    table_scores: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def load_board(path: Path, registry: Registry, *,
@@ -104,13 +118,43 @@ def load_board(path: Path, registry: Registry, *,
         board = Board.model_validate(data)
     except ValidationError as exc:
         raise SpecError([placed_problem(document, error, _model_at) for error in exc.errors()]) from None
-    problems = agent_problems(places, board.agents, registry) + _task_problems(document, places, board)
+    table_scores, table_problems = _table_scores(document, board, registry)
+    problems = agent_problems(places, board.agents, registry) + _task_problems(document, places, board) + table_problems
     if problems:
         raise SpecError(problems)
     cells = raise_problems([_plan(document, places[label], board, label, task, registry)
                             for label in board.agents for task in board.tasks if board.plays(label, task)])
     raise_problems([_evaluated(cell, places[cell.agent], board, document) for cell in cells])
-    return LoadedBoard(board, Path(path), list(board.tasks), cells)
+    return LoadedBoard(board, Path(path), list(board.tasks), cells, table_scores)
+
+
+def _table_scores(document: LocatedDocument, board: Board,
+                  registry: Registry) -> tuple[dict[str, dict[str, float]], list[Problem]]:
+    """Each anchor given as a score table's column, read for every task: the scores, and what is wrong
+    (a table no plugin registers, a column it does not have, a task it has no score for)."""
+    scores, problems = {}, []
+    for anchor in ("random", "reference"):
+        source = getattr(board.scores, anchor)
+        if not isinstance(source, TableAnchor):
+            continue
+        where = ("scores", anchor)
+        try:
+            table = registry.get("score_table", source.table)
+        except ZooError as exc:
+            problems.append(document.problem(where + ("table",), str(exc)))
+            continue
+        if source.column not in table.columns:
+            problems.append(document.problem(where + ("column",), f"score table {source.table} has no column "
+                                             f"'{source.column}'; columns: {', '.join(table.columns)}"))
+            continue
+        rows = {task: table.scores(env) or {} for task, env in board.tasks.items()}
+        missing = [task for task, row in rows.items() if source.column not in row]
+        if missing:
+            problems.append(document.problem(where, f"score table {source.table} has no {source.column} score for "
+                                             f"task{'s' if len(missing) > 1 else ''} {', '.join(missing)}"))
+            continue
+        scores[anchor] = {task: float(row[source.column]) for task, row in rows.items()}
+    return scores, problems
 
 
 def _model_at(loc: Loc) -> type[BaseModel] | None:
@@ -147,7 +191,10 @@ def _task_problems(document: LocatedDocument, places, board: Board) -> list[Prob
                                                                              f"agents: {', '.join(board.agents)}"))
             elif where and not board.plays(label, where[0]):
                 problems.append(document.problem(("scores", anchor, *where), f"agent '{label}' does not play {where[0]}"))
-        if isinstance(value, dict):
+        if isinstance(value, dict) and "table" in value and "table" not in board.tasks:
+            problems.append(document.problem(("scores", anchor), "a score table's column is {table: NAME, column: "
+                                                                 "COLUMN}, nothing else (zoo list score_table)"))
+        elif isinstance(value, dict):
             missing = [task for task in board.tasks if task not in value]
             extra = [task for task in value if task not in board.tasks]
             if missing or extra:

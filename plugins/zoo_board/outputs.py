@@ -125,6 +125,16 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
+def anchors(results: dict) -> str:
+    """What 0 and 1 of the normalized scale are, e.g. "0: random play (agent random), 1: the reference (atari:human)"."""
+    def sources(anchor: str) -> str:
+        names = sorted({str(norm[f"{anchor}_from"]) for norm in results["normalization"].values()
+                        if norm.get(f"{anchor}_from") is not None})
+        named = ["numbers the board gives" if n == "board" else n if ":" in n else f"agent {n}" for n in names]
+        return f" ({', '.join(named)})" if named else ""
+    return f"0: random play{sources('random')}, 1: the reference{sources('reference')}"
+
+
 def markdown(results: dict) -> str:
     """The board's tables: aggregates, the probability of improvement, per-cell means, unscored cells, warnings."""
     agg = results["aggregates"]
@@ -134,8 +144,8 @@ def markdown(results: dict) -> str:
     if results["warnings"]:
         lines += ["**Warnings**", ""] + [f"* {w}" for w in results["warnings"]] + [""]
     if agg["aggregates"]:
-        lines += [f"Aggregates of the normalized final returns over {', '.join(agg['tasks'])} (0: random play, "
-                  "1: the reference), with 95% stratified-bootstrap intervals (rliable; Agarwal et al., NeurIPS 2021). "
+        lines += [f"Aggregates of the normalized final returns over {', '.join(agg['tasks'])} ({anchors(results)}), "
+                  "with 95% stratified-bootstrap intervals (rliable; Agarwal et al., NeurIPS 2021). "
                   "Larger is better, except the optimality gap.", "",
                   "| agent | " + " | ".join(AGGREGATE_NAMES.values()) + " |", "|---" * (len(AGGREGATE_NAMES) + 1) + "|"]
         for agent, by_name in agg["aggregates"].items():
@@ -213,7 +223,7 @@ def html(results: dict, out: Path) -> str:
             f"<td>{_number(by_name[k]['value'], 3)}</td><td>{_interval([by_name[k]['low'], by_name[k]['high']])}</td>"
             for k in AGGREGATE_NAMES) + "</tr>" for agent, by_name in agg["aggregates"].items()]
         body += ["<h2>Aggregates</h2>",
-                 f"<p>Normalized final returns over {escape(', '.join(agg['tasks']))} (0: random play, 1: the reference), "
+                 f"<p>Normalized final returns over {escape(', '.join(agg['tasks']))} ({escape(anchors(results))}), "
                  "with 95% stratified-bootstrap intervals (rliable; Agarwal et al., NeurIPS 2021). Larger is better, "
                  "except the optimality gap.</p>", f"<table>{head}{''.join(rows)}</table>",
                  "<div class=figures>" + _svg(out, PROFILES) + "</div>"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from zoo import DocumentEntry, ZooError, hookimpl
 
 from .kinds import BOARD_KINDS
+from .score_tables import SCORE_TABLES
 
 
 def _validate_board(path: Path, registry, build: bool) -> str:
@@ -37,6 +38,7 @@ def register_documents(register):
 @hookimpl
 def register_kinds(register):
     register(BOARD_KINDS)
+    register(SCORE_TABLES)
 
 
 @hookimpl

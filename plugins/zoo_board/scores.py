@@ -5,8 +5,8 @@
   curve (training episode returns by step, ``readout.learning_curve``) as the mean over trials with a
   bootstrap band.
 * Per task, a normalization (``aggregates.normalized``): 0 is the task's random play, 1 its reference.
-  Each is an agent of the board (the mean final return of its cell on the task) or a number given by the
-  board.
+  Each is an agent of the board (the mean final return of its cell on the task), a number given by the
+  board, or a column of a score table a plugin registers (e.g. Atari's human scores).
 * Across tasks, with rliable (``aggregates``): IQM, median, mean and optimality gap of the normalized
   final returns with stratified bootstrap intervals, the probability of improvement of every ordered
   pair of agents, and performance profiles. Only tasks with a normalization and agents with a scored
@@ -35,6 +35,7 @@ from .aggregates import (
     profile_taus,
     too_few_runs,
 )
+from .board import TableAnchor
 from .cells import CellState
 from .plan import spec_link
 from .readout import Cell, learning_curve
@@ -55,14 +56,19 @@ def mean_band(values: np.ndarray, *, resamples: int, seed: int) -> tuple[np.ndar
     return mean, low, high
 
 
-def normalization(board, cells: dict[tuple[str, str], Cell]) -> dict[str, dict]:
+def normalization(board, cells: dict[tuple[str, str], Cell],
+                  table_scores: dict[str, dict[str, float]] | None = None) -> dict[str, dict]:
     """Per task: the random and reference scores, where each comes from, and why the task cannot be
-    normalized (``problem``), if it cannot."""
+    normalized (``problem``), if it cannot. `table_scores` holds the anchors read from score tables
+    (anchor -> task -> score)."""
     result = {}
     for task in board.tasks:
         entry: dict = {"problem": None}
         for anchor in ("random", "reference"):
             source = getattr(board.scores, anchor)
+            if isinstance(source, TableAnchor):
+                entry[anchor], entry[f"{anchor}_from"] = table_scores[anchor][task], f"{source.table}:{source.column}"
+                continue
             if isinstance(source, dict):
                 source = source[task]
             if source is None:
@@ -149,7 +155,7 @@ def across_tasks(loaded, cells: dict[tuple[str, str], Cell], norms: dict[str, di
 def build(loaded, states: list[CellState], cells: dict[tuple[str, str], Cell], out: Path) -> dict:
     """Per cell, per task and across-task results of a board whose finished cells are `cells`."""
     board, scores = loaded.board, loaded.board.scores
-    norms = normalization(board, cells)
+    norms = normalization(board, cells, loaded.table_scores)
     steps = np.unique(np.linspace(0, _last_step(cells), scores.curve_points).round())
     rows = [_cell_row(s, cells.get((s.plan.agent, s.plan.task)), norms[s.plan.task], steps, scores, out)
             for s in states]
