@@ -1,5 +1,18 @@
-"""zoo_learner registers nothing itself: it is the library GDI, DiCE and LBC agents build on.
+"""zoo_learner is the library GDI, DiCE and LBC agents build on; it registers no agent itself.
 
-Its entry point makes it show in `zoo plugins` (with its version) and lets ZOO_PLUGINS-style
-filters name it like every other built-in package.
+It registers the search space ``substrate`` (the CPU-budget settings ``benchmarks/tuning/`` searches per
+world), and its entry point makes it show in `zoo plugins` with its version.
 """
+
+from pathlib import Path
+
+from zoo import hookimpl
+
+
+@hookimpl
+def register_search_spaces(register):
+    from zoo_tune.search_spaces import SearchSpaceEntry
+
+    register(SearchSpaceEntry(name="substrate", path=Path(__file__).parent / "search_spaces" / "substrate.yaml",
+                              description="the substrate agents' CPU-budget settings (benchmarks/tuning/ searches them "
+                                          "per world)"))

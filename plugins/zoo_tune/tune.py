@@ -214,9 +214,7 @@ def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrid
     import optuna
     from optuna.trial import TrialState
 
-    settings = load_tuning(tuning_path)
-    if settings.search_space is not None:
-        settings = settings.model_copy(update={"space": {**registered_space(settings.search_space, registry), **settings.space}})
+    settings = with_registered_space(load_tuning(tuning_path), registry)
     spec_path = (Path(tuning_path).parent / settings.spec)
     name = settings.name or Path(tuning_path).stem
     base = base or Overrides()
@@ -237,6 +235,13 @@ def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrid
     return _write_summary(study, home, Path(runs_dir))
 
 
+def with_registered_space(settings: TuningFile, registry: Registry) -> TuningFile:
+    """The tuning file's whole space: its named ``search_space``'s distributions, with its own ``space`` over them."""
+    if settings.search_space is None:
+        return settings
+    return settings.model_copy(update={"space": {**registered_space(settings.search_space, registry), **settings.space}})
+
+
 def _check_space(spec_path: Path, settings: TuningFile, registry: Registry, base: Overrides):
     """Every path of the space must name a field of the spec: the spec validated at each range's low end."""
     sets = list(base.sets)
@@ -251,7 +256,7 @@ def check_tuning(path: Path, registry: Registry, build: bool) -> str:
 
     With `build`, the spec at the low end of every range is also built once, as ``zoo train`` does.
     """
-    settings = load_tuning(path)
+    settings = with_registered_space(load_tuning(path), registry)
     spec = _check_space(Path(path).parent / settings.spec, settings, registry, Overrides())
     if build:
         preflight(spec, registry)

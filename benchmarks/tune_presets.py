@@ -1,0 +1,69 @@
+"""Search the substrate agents' CPU-budget settings per world with ``zoo tune``, beside cpu_small on the same seeds.
+
+For every tuning file of benchmarks/tuning/ (or the ones named), the script runs the study's missing Optuna
+trials (a study resumes where it stopped: kill it any time and run it again), and trains the file's spec as
+it stands, the cpu_small settings, as the baseline at the same seeds (resumed likewise). The tuning specs use
+seeds 1000-1001, which no board's final evaluation uses. It prints, per world and agent, the baseline's and
+the best trial's objective (the evaluation return averaged over the spec's trials), the trials done, and the
+best settings: the table of docs/substrate.md and the values the named presets take.
+
+    nice -n 19 python benchmarks/tune_presets.py [benchmarks/tuning/minatar-lbc.yaml ...] [--runs-dir runs/tuning]
+"""
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+from zoo_tune.tune import objective, tune
+
+from zoo import RunFolder, execute_run, get_registry, prepare_run
+
+TUNING = Path(__file__).parent / "tuning"
+
+
+def baseline(tuning_file: Path, registry, runs_dir: Path) -> float | None:
+    """The objective of the tuning file's spec as it stands, trained (or resumed) in runs_dir/baseline-NAME."""
+    spec = tuning_file.parent / yaml.safe_load(tuning_file.read_text())["spec"]
+    folder = runs_dir / f"baseline-{tuning_file.stem}"
+    run = RunFolder(folder) if folder.is_dir() else prepare_run(spec, registry, runs_dir, folder)
+    if run.manifest().get("status") != "finished":
+        execute_run(run, registry, progress=False)
+    return objective(run)
+
+
+def _settings(params: dict) -> str:
+    return ", ".join(f"{k.removeprefix('agent.')}={v:.3g}" if isinstance(v, float) else f"{k.removeprefix('agent.')}={v}"
+                     for k, v in sorted(params.items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path, help="tuning files (default: every file of benchmarks/tuning)")
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs/tuning"))
+    parser.add_argument("--baseline-only", action="store_true", help="train the baselines, run no trial")
+    args = parser.parse_args(argv)
+    registry = get_registry()
+    files = args.files or sorted(TUNING.glob("*.yaml"))
+    rows = []
+    for path in files:
+        print(f"== {path.stem}", flush=True)
+        base = baseline(path, registry, args.runs_dir)
+        summary = None if args.baseline_only else tune(path, registry, args.runs_dir)
+        best = (summary or {}).get("best")
+        done = sum(t["state"] == "complete" for t in (summary or {}).get("trials", []))
+        rows.append((path.stem, base, best and best["value"], done, best and _settings(best["params"])))
+    print("\n| world-agent | cpu_small | best trial | trials | best settings |\n|---|---|---|---|---|")
+    for name, base, value, done, settings in rows:
+        print(f"| {name} | {'-' if base is None else f'{base:.2f}'} | {'-' if value is None else f'{value:.2f}'} | "
+              f"{done} | {settings or '-'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
