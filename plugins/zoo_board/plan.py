@@ -19,7 +19,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zoo import Loc, LocatedDocument, Problem, Registry, SpecBase, SpecError, __version__, did_you_mean, parse_spec
+from zoo import (
+    Loc,
+    LocatedDocument,
+    Problem,
+    Registry,
+    SpecBase,
+    SpecError,
+    ZooError,
+    __version__,
+    did_you_mean,
+    parse_spec,
+    preflight,
+)
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$"
 
@@ -207,3 +219,17 @@ def publish_specs(plans: list[CellPlan], runs_dir: Path, out: Path) -> None:
         text = source.read_text(encoding="utf-8") if source.is_file() else \
             yaml.safe_dump(plan.spec.model_dump(mode="json"), sort_keys=False)
         atomic_write_text(out / spec_link(plan), text)
+
+
+def validated(loaded, registry: Registry, build: bool, rows: str) -> str:
+    """``zoo validate``'s line for a loaded board (any kind, its rows called `rows`); with `build`, every cell's
+    env, agent and meta-controller are built once first, as ``zoo train`` does."""
+    if build:
+        for cell in loaded.cells:
+            try:
+                preflight(cell.spec, registry)
+            except ZooError as exc:
+                raise ZooError(f"cell {cell.agent} x {cell.task}: {exc}") from exc
+    count = len({cell.task for cell in loaded.cells})
+    return (f"{loaded.board.name}: {len(loaded.board.agents)} agents x {count} {rows} = "
+            f"{len(loaded.cells)} cells{', built' if build else ''}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zoo import DocumentEntry, ZooError, hookimpl
+from zoo import DocumentEntry, hookimpl
 
 from .kinds import BOARD_KINDS
 from .score_tables import SCORE_TABLES
@@ -13,20 +13,10 @@ from .score_tables import SCORE_TABLES
 
 def _validate_board(path: Path, registry, build: bool) -> str:
     """`zoo validate` of a board over tasks: every cell's spec, and with `build` each cell's objects built once."""
-    from zoo import preflight
-
     from .board import load_board
+    from .plan import validated
 
-    loaded = load_board(path, registry)
-    if build:
-        for cell in loaded.cells:
-            try:
-                preflight(cell.spec, registry)
-            except ZooError as exc:
-                raise ZooError(f"cell {cell.agent} x {cell.task}: {exc}") from exc
-    board = loaded.board
-    return (f"{board.name}: {len(board.agents)} agents x {len(loaded.tasks)} tasks = "
-            f"{len(loaded.cells)} cells{', built' if build else ''}")
+    return validated(load_board(path, registry), registry, build, "tasks")
 
 
 @hookimpl

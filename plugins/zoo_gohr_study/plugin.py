@@ -105,19 +105,12 @@ def _validate_study(path: Path, registry, build: bool) -> str:
 
 
 def _validate_board(path: Path, registry, build: bool) -> str:
-    """`zoo validate` of a leaderboard board: every cell's spec, and with `build` each cell's objects built once."""
+    """`zoo validate` of a GOHR board: every cell's spec, and with `build` each cell's objects built once."""
+    from zoo_board.plan import validated
+
     from .leaderboard.board import load_board
 
-    loaded = load_board(path, registry)
-    if build:
-        for cell in loaded.cells:
-            try:
-                preflight(cell.spec, registry)
-            except ZooError as exc:
-                raise ZooError(f"cell {cell.agent} x {cell.task}: {exc}") from exc
-    board = loaded.board
-    return (f"{board.name}: {len(board.agents)} agents x {len(loaded.rules)} rules = "
-            f"{len(loaded.cells)} cells{', built' if build else ''}")
+    return validated(load_board(path, registry), registry, build, "rules")
 
 
 @hookimpl
