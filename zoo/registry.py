@@ -9,7 +9,8 @@ Environment variables:
 * ``ZOO_PLUGINS``: comma-separated names; only these plugins load.
 * ``ZOO_DISABLE_PLUGINS``: comma-separated names; these plugins do not load.
 
-The kernel's own plugin, ``core`` (the ``local`` backend of `zoo.workers`), is in every registry.
+The kernel's own plugin, ``core`` (the ``local`` backend of `zoo.core_plugin`, from the entry point of that
+name), is in every registry.
 Built-in plugins (those of the zoo's own distribution) load first, then the others by name. Every
 entry is checked as it is registered (:mod:`zoo.entry_checks`): a bad one is refused with a warning
 and the plugin's others load.
@@ -127,9 +128,8 @@ class Registry:
     clashes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from . import __version__, workers
-
-        self.add(CORE_PLUGIN, workers, version=__version__, distribution=CORE_DISTRIBUTION, builtin=True)
+        core = _core_entry_point()
+        self.add(CORE_PLUGIN, core.load(), version=core.dist.version, distribution=CORE_DISTRIBUTION, builtin=True)
 
     # -- loading ---------------------------------------------------------------------------
     def load_entry_points(self) -> None:
@@ -324,6 +324,17 @@ def _new_manager() -> pluggy.PluginManager:
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     return manager
+
+
+def _core_entry_point() -> metadata.EntryPoint:
+    """The entry point of the kernel's own plugin in the zoo's distribution. It is loaded like a built-in plugin,
+    so that the registry imports none of the modules (the local workers, the trial loop) that use the registry."""
+    try:
+        return next(iter(metadata.distribution(CORE_DISTRIBUTION).entry_points.select(group=ENTRY_POINT_GROUP,
+                                                                                    name=CORE_PLUGIN)))
+    except (metadata.PackageNotFoundError, StopIteration):
+        raise ZooError(f"the kernel's own plugin '{CORE_PLUGIN}' is not installed (no entry point '{CORE_PLUGIN}' of "
+                       f"{CORE_DISTRIBUTION} in the '{ENTRY_POINT_GROUP}' group); reinstall zoo-rl") from None
 
 
 def _builtin(ep: metadata.EntryPoint) -> bool:
