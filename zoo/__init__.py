@@ -70,6 +70,7 @@ from .culprits import (
 from .overrides import Overrides  # the --set/--seed/--trials/--backend overrides of one command line
 from .spec import (
     SpecBase,  # the fields common to every run spec
+    json_schema,  # the JSON Schema of run specs for the installed plugins
     load_spec_text,  # a run spec from YAML text
     parse_spec,  # a run spec from a parsed document, or a SpecError listing every problem
     tagged_model,  # the params model of a spec block with its `type` tag
@@ -90,6 +91,7 @@ from .metrics import MetricLogger, read_metrics  # write and read a trial's metr
 from .returns import FINAL_FRACTION, final_returns, trial_returns  # training returns read back from metrics
 from .store import (
     MANIFEST,  # a run folder's manifest file name (run.json)
+    RUN_STATUSES,  # the statuses a run's manifest and the index record, in the order a run goes through them
     RunFolder,  # a run's directory: manifest, resolved spec, one folder per trial
     RunIndex,  # the SQLite index of the runs under a runs directory
     atomic_write_json,  # write JSON so that readers see the old file or the new one, never a part
@@ -153,12 +155,12 @@ __all__ = [
     "Problem", "RunFailed", "SpecError", "ZooError", "did_you_mean",
     "PluginFailed", "blame", "in_space", "suspect",
     # specs and YAML
-    "Overrides", "SpecBase", "load_spec_text", "parse_spec", "tagged_model",
+    "Overrides", "SpecBase", "json_schema", "load_spec_text", "parse_spec", "tagged_model",
     "Loc", "LocatedDocument", "load_file", "load_text",
     # registry
     "Registry", "get_registry",
     # run folders
-    "COMPLETE", "MANIFEST", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
+    "COMPLETE", "MANIFEST", "RUN_STATUSES", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
     "default_runs_dir", "iter_checkpoints", "now", "read_json", "read_metrics",
     "FINAL_FRACTION", "final_returns", "trial_returns", "STUDY_LEDGER", "collect_runs", "caveats", "unfinished",
     "load_agent",

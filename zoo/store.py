@@ -25,7 +25,7 @@ CLAIM = "claim.lock"
 INDEX_BUSY_SECONDS = 15
 
 log = logging.getLogger("zoo")
-STATUSES = ("created", "running", "interrupted", "finished", "failed")
+RUN_STATUSES = ("created", "running", "interrupted", "finished", "failed")
 
 
 def current_umask() -> int:

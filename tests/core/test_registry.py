@@ -108,7 +108,7 @@ def test_entry_points_load_and_a_broken_import_is_named(fake_entry_points, monke
     registry = Registry()
     with caplog.at_level(logging.WARNING, logger="zoo"):
         registry.load_entry_points()
-    assert sorted(registry.plugins) == ["alpha", "beta", "core"]  # core: the kernel's own, always in (the local backend)
+    assert sorted(registry.plugins) == ["alpha", "beta", "catalog", "core"]  # the essential plugins are always in
     assert f"plugin 'broken' failed to import fake:broken ({__file__}:{_FakeEntryPoint.RAISES_AT}): " \
            "ImportError: No module named 'missing_dependency'" in caplog.text
     with pytest.raises(ZooError, match="plugins that failed to load: broken"):
@@ -119,7 +119,7 @@ def test_zoo_plugins_restricts(fake_entry_points, monkeypatch):
     monkeypatch.setenv("ZOO_PLUGINS", "beta")
     registry = Registry()
     registry.load_entry_points()
-    assert list(registry.plugins) == ["core", "beta"] and not registry.failures  # the kernel's own is always in
+    assert list(registry.plugins) == ["core", "catalog", "beta"] and not registry.failures  # the essential ones too
 
 
 def test_zoo_disable_plugins_blocks(fake_entry_points, monkeypatch):
@@ -127,7 +127,7 @@ def test_zoo_disable_plugins_blocks(fake_entry_points, monkeypatch):
     monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "broken, alpha")
     registry = Registry()
     registry.load_entry_points()
-    assert list(registry.plugins) == ["core", "beta"] and not registry.failures  # the kernel's own is always in
+    assert list(registry.plugins) == ["core", "catalog", "beta"] and not registry.failures  # the essential ones too
 
 
 def test_builtins_load_through_the_entry_point_group():
@@ -275,7 +275,7 @@ def test_builtins_load_first_and_keep_their_names(monkeypatch, caplog):
     registry = Registry()
     with caplog.at_level(logging.WARNING, logger="zoo"):
         registry.load_entry_points()
-    assert list(registry.plugins) == ["core", "zz-builtin", "aa-thirdparty"]
+    assert list(registry.plugins) == ["core", "catalog", "zz-builtin", "aa-thirdparty"]
     assert registry.get("env", "chain").plugin == "zz-builtin" and registry.get("env", "grid").plugin == "aa-thirdparty"
     assert registry.get("env", "aa-thirdparty:chain").plugin == "aa-thirdparty"
     assert [r.getMessage() for r in caplog.records] == [
