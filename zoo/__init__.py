@@ -91,19 +91,17 @@ from .metrics import MetricLogger, read_metrics  # write and read a trial's metr
 from .returns import FINAL_FRACTION, final_returns, trial_returns  # training returns read back from metrics
 from .store import (
     MANIFEST,  # a run folder's manifest file name (run.json)
+    RUN_INDEX,  # the index's file name in a runs directory
     RUN_STATUSES,  # the statuses a run's manifest and the index record, in the order a run goes through them
     RunFolder,  # a run's directory: manifest, resolved spec, one folder per trial
     RunIndex,  # the SQLite index of the runs under a runs directory
     atomic_write_json,  # write JSON so that readers see the old file or the new one, never a part
     atomic_write_text,  # the same for text
     default_runs_dir,  # $ZOO_RUNS_DIR or ./runs
+    find_run,  # the run folder a run folder's path or a run id names
     iter_checkpoints,  # a trial's complete checkpoints, oldest first
     now,  # the current UTC time as the run folders record it
     read_json,  # a JSON file, or a ZooError naming it if damaged
-)
-from .collect import (
-    STUDY_LEDGER,  # a study folder's ledger file name (study.json), which collect_runs expands to its runs
-    collect_runs,  # the run folders named by run ids, run folders, study folders or runs folders
 )
 from .integrity import (
     caveats,  # what a report of a run must say beside its numbers (unfinished, lost rows)
@@ -160,9 +158,9 @@ __all__ = [
     # registry
     "Registry", "get_registry",
     # run folders
-    "COMPLETE", "MANIFEST", "RUN_STATUSES", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
-    "default_runs_dir", "iter_checkpoints", "now", "read_json", "read_metrics",
-    "FINAL_FRACTION", "final_returns", "trial_returns", "STUDY_LEDGER", "collect_runs", "caveats", "unfinished",
+    "COMPLETE", "MANIFEST", "RUN_INDEX", "RUN_STATUSES", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
+    "default_runs_dir", "find_run", "iter_checkpoints", "now", "read_json", "read_metrics",
+    "FINAL_FRACTION", "final_returns", "trial_returns", "caveats", "unfinished",
     "load_agent",
     # tracking, and the extras that plugins need
     "TENSORBOARD", "Tracker", "TrialRecord", "require_extra",

@@ -20,7 +20,7 @@ from typing import Any
 from .errors import ZooError, failure_at
 
 MANIFEST = "run.json"
-INDEX = "index.sqlite"
+RUN_INDEX = "index.sqlite"
 CLAIM = "claim.lock"
 INDEX_BUSY_SECONDS = 15
 
@@ -252,7 +252,7 @@ class RunIndex:
     """The SQLite index of the runs under one runs directory."""
 
     def __init__(self, runs_dir: Path):
-        self.path = Path(runs_dir) / INDEX
+        self.path = Path(runs_dir) / RUN_INDEX
 
     COLUMNS = ("path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated")
 
@@ -278,7 +278,7 @@ class RunIndex:
             except sqlite3.DatabaseError as exc:
                 if _full(exc):
                     raise self._full_error(exc) from None
-                aside = self.path.with_name(f"{INDEX}.damaged-{int(time.time())}-{os.getpid()}")
+                aside = self.path.with_name(f"{RUN_INDEX}.damaged-{int(time.time())}-{os.getpid()}")
                 os.replace(self.path, aside)
                 log.warning("%s was damaged (%s); moved it to %s and rebuilt the index from the run folders",
                             self.path, damage, aside.name)
@@ -304,7 +304,7 @@ class RunIndex:
     @contextmanager
     def _healing(self) -> Iterator[None]:
         """One process at a time moves a damaged index aside and rebuilds it."""
-        fd = os.open(self.path.with_name(f"{INDEX}.heal.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path.with_name(f"{RUN_INDEX}.heal.lock"), os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
