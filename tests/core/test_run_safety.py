@@ -14,11 +14,10 @@ import subprocess
 
 import pytest
 
-from zoo import store
+from zoo import Interrupted, execute_run, prepare_run, run_trials, store
 from zoo.errors import ZooError
 from zoo.metrics import read_metrics, scan_metrics
 from zoo.registry import get_registry
-from zoo.run import Interrupted, execute_run, prepare_run, run_trials
 from zoo.store import RunFolder, RunIndex, find_run
 
 SPEC = """\
