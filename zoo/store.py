@@ -311,6 +311,18 @@ class RunIndex:
         finally:
             os.close(fd)
 
+    @contextmanager
+    def _refused(self) -> Iterator[None]:
+        """A locked index or a full disk as a ZooError that says what to do; other errors as they are."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._busy_error() from None
+            if _full(exc):
+                raise self._full_error(exc) from None
+            raise
+
     def _full_error(self, exc: sqlite3.Error) -> ZooError:
         return ZooError(f"{self.path}: the disk is full ({exc}); the index was left as it is: free some space and "
                         "try again ('zoo runs --rebuild' then adds the runs it missed)")
@@ -327,15 +339,8 @@ class RunIndex:
         )
 
     def record(self, run_path: Path, manifest: dict[str, Any]) -> None:
-        try:
-            with closing(self._connect()) as connection, connection:
-                self._insert(connection, run_path, manifest)
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise self._busy_error() from None
-            if _full(exc):
-                raise self._full_error(exc) from None
-            raise
+        with self._refused(), closing(self._connect()) as connection, connection:
+            self._insert(connection, run_path, manifest)
 
     def record_or_warn(self, run_path: Path, manifest: dict[str, Any]) -> None:
         """Record a run, or warn when the index cannot take it now (the run folder, not the index, is the record)."""
@@ -362,30 +367,16 @@ class RunIndex:
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         if not self.path.parent.is_dir():
             return []
-        try:
-            with closing(self._connect()) as connection:
-                connection.row_factory = sqlite3.Row
-                rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise self._busy_error() from None
-            if _full(exc):
-                raise self._full_error(exc) from None
-            raise
+        with self._refused(), closing(self._connect()) as connection:
+            connection.row_factory = sqlite3.Row
+            rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
         return [dict(row) for row in rows]
 
     def rebuild(self) -> int:
         """Re-index every run folder below the runs directory; returns how many were found."""
-        try:
-            with closing(self._connect()) as connection, connection:
-                connection.execute("DELETE FROM runs")
-                return self._reindex(connection)
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise self._busy_error() from None
-            if _full(exc):
-                raise self._full_error(exc) from None
-            raise
+        with self._refused(), closing(self._connect()) as connection, connection:
+            connection.execute("DELETE FROM runs")
+            return self._reindex(connection)
 
     def _reindex(self, connection: sqlite3.Connection) -> int:
         found = 0
