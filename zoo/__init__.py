@@ -104,8 +104,8 @@ from .store import (
     read_json,  # a JSON file, or a ZooError naming it if damaged
 )
 from .integrity import (
-    caveats,  # what a report of a run must say beside its numbers (unfinished, lost rows)
-    unfinished,  # "run X is interrupted, not finished: ..." or None
+    lost_row_notes,  # the metrics rows a run lost, one line each, as its reports must state them
+    trial_progress,  # a trial's progress in its budget, and whether it finished
 )
 from .tracking import TENSORBOARD, Tracker, TrialRecord  # trackers: the built-in name, the contract, a trial's record
 from .extras import require_extra  # one error line naming the extra to install when a library is missing
@@ -160,7 +160,7 @@ __all__ = [
     # run folders
     "COMPLETE", "MANIFEST", "RUN_INDEX", "RUN_STATUSES", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
     "default_runs_dir", "find_run", "iter_checkpoints", "now", "read_json", "read_metrics",
-    "FINAL_FRACTION", "final_returns", "trial_returns", "caveats", "unfinished",
+    "FINAL_FRACTION", "final_returns", "trial_returns", "lost_row_notes", "trial_progress",
     "load_agent",
     # tracking, and the extras that plugins need
     "TENSORBOARD", "Tracker", "TrialRecord", "require_extra",
