@@ -138,7 +138,9 @@ class Registry:
         only = _names(os.environ.get("ZOO_PLUGINS"))
         blocked = _names(os.environ.get("ZOO_DISABLE_PLUGINS"))
         points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not _builtin(e), e.name))
-        _report_unknown_names(only, blocked, [ep.name for ep in points])
+        _report_unknown_names(only, blocked, sorted({ep.name for ep in points} | set(ESSENTIAL_PLUGINS)))
+        for name in sorted((blocked or set()) & set(ESSENTIAL_PLUGINS)):
+            log.warning("ZOO_DISABLE_PLUGINS names '%s', an essential plugin, which every registry loads", name)
         loaded = []
         for ep in points:
             if ep.name in self.plugins or (only is not None and ep.name not in only) or ep.name in (blocked or ()):

@@ -292,8 +292,19 @@ def test_unknown_names_in_the_environment_variables_are_reported(variable, fake_
     with caplog.at_level(logging.WARNING, logger="zoo"):
         Registry().load_entry_points()
     assert f"{variable} names 'alpah', which is no installed plugin (did you mean 'alpha'?); " \
-           "installed: alpha, beta, broken" in caplog.text
+           "installed: alpha, beta, broken, catalog, core" in caplog.text
     assert "'beta'" not in caplog.text
+
+
+def test_the_essential_plugins_load_whatever_the_environment_variables_say(fake_entry_points, monkeypatch, caplog):
+    monkeypatch.setenv("ZOO_PLUGINS", "beta")
+    monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "catalog")
+    registry = Registry()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        registry.load_entry_points()
+    assert list(registry.plugins) == ["core", "catalog", "beta"]
+    assert "local" in registry.entries["backend"] and registry.plugins["catalog"].hooks == ("register_commands",)
+    assert caplog.messages == ["ZOO_DISABLE_PLUGINS names 'catalog', an essential plugin, which every registry loads"]
 
 
 def test_an_import_failure_names_the_plugins_file_and_line_and_logs_its_traceback(tmp_path, monkeypatch, caplog):
