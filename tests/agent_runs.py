@@ -10,8 +10,8 @@ import numpy as np
 import torch
 from zoo_testing import CARTPOLE, GOHR_COLOR_MATCH, TINY_SUBSTRATE
 
+from zoo import prepare_run
 from zoo.registry import get_registry
-from zoo.run import prepare_run
 
 PENDULUM = "env: {type: gym, id: Pendulum-v1}\n"
 SUBSTRATE = f"{TINY_SUBSTRATE}, pull_every: 3, push_every: 2"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from zoo import execute_run, prepare_run
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 
 SPEC = """\
 env: {{type: gohr, rule: paper/color_match, horizon: 30}}

@@ -6,10 +6,11 @@ import io
 from pathlib import Path
 from unittest import mock
 
+from zoo import build_trial
 from zoo.cli import main
 from zoo.registry import get_registry
-from zoo.run import Built, build_trial
 from zoo.spec import SpecBase, load_spec_text
+from zoo.trials import Built
 
 CARTPOLE = "env: {type: gym, id: CartPole-v1}\n"
 #: a GOHR task short enough for checkpoint and resume tests (episodes of 30 moves)

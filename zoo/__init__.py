@@ -70,6 +70,7 @@ from .culprits import (
 from .overrides import Overrides  # the --set/--seed/--trials/--backend overrides of one command line
 from .spec import (
     SpecBase,  # the fields common to every run spec
+    json_schema,  # the JSON Schema of run specs for the installed plugins
     load_spec_text,  # a run spec from YAML text
     parse_spec,  # a run spec from a parsed document, or a SpecError listing every problem
     tagged_model,  # the params model of a spec block with its `type` tag
@@ -90,22 +91,21 @@ from .metrics import MetricLogger, read_metrics  # write and read a trial's metr
 from .returns import FINAL_FRACTION, final_returns, trial_returns  # training returns read back from metrics
 from .store import (
     MANIFEST,  # a run folder's manifest file name (run.json)
+    RUN_INDEX,  # the index's file name in a runs directory
+    RUN_STATUSES,  # the statuses a run's manifest and the index record, in the order a run goes through them
     RunFolder,  # a run's directory: manifest, resolved spec, one folder per trial
     RunIndex,  # the SQLite index of the runs under a runs directory
     atomic_write_json,  # write JSON so that readers see the old file or the new one, never a part
     atomic_write_text,  # the same for text
     default_runs_dir,  # $ZOO_RUNS_DIR or ./runs
+    find_run,  # the run folder a run folder's path or a run id names
     iter_checkpoints,  # a trial's complete checkpoints, oldest first
     now,  # the current UTC time as the run folders record it
     read_json,  # a JSON file, or a ZooError naming it if damaged
 )
-from .collect import (
-    STUDY_LEDGER,  # a study folder's ledger file name (study.json), which collect_runs expands to its runs
-    collect_runs,  # the run folders named by run ids, run folders, study folders or runs folders
-)
 from .integrity import (
-    caveats,  # what a report of a run must say beside its numbers (unfinished, lost rows)
-    unfinished,  # "run X is interrupted, not finished: ..." or None
+    lost_row_notes,  # the metrics rows a run lost, one line each, as its reports must state them
+    trial_progress,  # a trial's progress in its budget, and whether it finished
 )
 from .tracking import TENSORBOARD, Tracker, TrialRecord  # trackers: the built-in name, the contract, a trial's record
 from .extras import require_extra  # one error line naming the extra to install when a library is missing
@@ -153,14 +153,14 @@ __all__ = [
     "Problem", "RunFailed", "SpecError", "ZooError", "did_you_mean",
     "PluginFailed", "blame", "in_space", "suspect",
     # specs and YAML
-    "Overrides", "SpecBase", "load_spec_text", "parse_spec", "tagged_model",
+    "Overrides", "SpecBase", "json_schema", "load_spec_text", "parse_spec", "tagged_model",
     "Loc", "LocatedDocument", "load_file", "load_text",
     # registry
     "Registry", "get_registry",
     # run folders
-    "COMPLETE", "MANIFEST", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
-    "default_runs_dir", "iter_checkpoints", "now", "read_json", "read_metrics",
-    "FINAL_FRACTION", "final_returns", "trial_returns", "STUDY_LEDGER", "collect_runs", "caveats", "unfinished",
+    "COMPLETE", "MANIFEST", "RUN_INDEX", "RUN_STATUSES", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
+    "default_runs_dir", "find_run", "iter_checkpoints", "now", "read_json", "read_metrics",
+    "FINAL_FRACTION", "final_returns", "trial_returns", "lost_row_notes", "trial_progress",
     "load_agent",
     # tracking, and the extras that plugins need
     "TENSORBOARD", "Tracker", "TrialRecord", "require_extra",

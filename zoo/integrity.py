@@ -6,7 +6,7 @@ step, so if fewer are there than the checkpoint recorded (the file was deleted, 
 rows cut out), the resumed trial and every report of it would count fewer episodes than were
 trained, without a word. `account_for_rows` compares before a run is trained and refuses such a
 loss unless it is accepted; either way the loss is recorded in ``run.json`` under ``lost_rows``.
-`caveats` is what every report and comparison says about a run: that it is not finished (with each
+`trial_progress` and `lost_row_notes` are what a report needs to say that a run is not finished (each
 trial's progress in its budget) and which rows it lost.
 """
 
@@ -161,7 +161,7 @@ def _key(record: dict[str, Any]) -> tuple:
     return record.get("trial"), record.get("checkpoint"), record.get("expected"), record.get("found")
 
 
-# -- what reports say -------------------------------------------------------------------------------------------
+# -- what reports need -------------------------------------------------------------------------------------------
 
 def trial_progress(folder: RunFolder, trial: int) -> tuple[int, bool]:
     """A trial's progress in its budget's unit, and whether it finished: its result, else its newest checkpoint."""
@@ -185,29 +185,13 @@ def _checkpoint_progress(run_path: Path, trial: int) -> int:
     return 0
 
 
-def unfinished(folder: RunFolder) -> str | None:
-    """``run X is interrupted, not finished: trial 0 at 60 of 120 episodes, ...``; None for a finished run."""
-    manifest = folder.manifest()
-    status = manifest["status"]
-    if status == "finished":
-        return None
-    unit, amount = manifest.get("unit", "steps"), manifest.get("steps")
-    trials = []
-    for trial in range(int(manifest.get("trials") or 0)):
-        done, final = trial_progress(folder, trial)
-        trials.append(f"trial {trial} at {done} of {amount} {unit}" + ("" if final else " (its last checkpoint)"))
-    error = f" ({manifest['error']})" if status == "failed" and manifest.get("error") else ""
-    return f"run {manifest['id']} is {status}{error}, not finished: " + ", ".join(trials)
-
-
-def caveats(folder: RunFolder) -> list[str]:
-    """Everything a report of `folder` must say beside its numbers: that it is unfinished, and its lost rows.
+def lost_row_notes(folder: RunFolder) -> list[str]:
+    """The metrics rows `folder` lost, one line each, as every report of it must state them beside its numbers.
 
     Losses noticed here for the first time are recorded in ``run.json`` too (unless the run is training
     now: its trainer owns the manifest).
     """
     manifest = folder.manifest()
-    notes = [note for note in [unfinished(folder)] if note]
     records = _records(manifest)
     known = {_key(record) for record in records}
     stamp = now()
@@ -218,6 +202,7 @@ def caveats(folder: RunFolder) -> list[str]:
             folder.update(**{LOST_ROWS: records + fresh})
         except (OSError, ZooError) as exc:
             log.warning("%s: could not record the lost rows (%s)", folder.manifest_path, exc)
+    notes = []
     for record in records + fresh:
         last = f" (the last at step {record['last_step']})" if record.get("last_step") is not None else ""
         accepted = f"; training continued over the loss at {record['accepted']}" if record.get("accepted") else ""

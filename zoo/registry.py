@@ -9,7 +9,8 @@ Environment variables:
 * ``ZOO_PLUGINS``: comma-separated names; only these plugins load.
 * ``ZOO_DISABLE_PLUGINS``: comma-separated names; these plugins do not load.
 
-The kernel's own plugin, ``core`` (the ``local`` backend of `zoo.workers`), is in every registry.
+The essential plugins are in every registry, whatever ZOO_PLUGINS says: the kernel's own, ``core`` (the
+``local`` backend, `zoo.core_plugin`), and ``catalog`` (``zoo list``, ``describe``, ``plugins``, ``schema``, ``runs``).
 Built-in plugins (those of the zoo's own distribution) load first, then the others by name. Every
 entry is checked as it is registered (:mod:`zoo.entry_checks`): a bad one is refused with a warning
 and the plugin's others load.
@@ -66,8 +67,9 @@ KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "tracker": ("register_trackers", TrackerEntry, "tracker"),
 }
 
-#: the name of the kernel's own plugin (the local backend), registered in every registry before any other
-CORE_PLUGIN = "core"
+#: the zoo distribution's plugins that every registry loads first, whatever ZOO_PLUGINS says: the kernel's own
+#: (the local backend) and the catalogue (the commands that list what is installed)
+ESSENTIAL_PLUGINS = ("core", "catalog")
 
 
 @dataclass(frozen=True)
@@ -127,9 +129,8 @@ class Registry:
     clashes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from . import __version__, workers
-
-        self.add(CORE_PLUGIN, workers, version=__version__, distribution=CORE_DISTRIBUTION, builtin=True)
+        for ep in _essential_entry_points():
+            self.add(ep.name, ep.load(), version=ep.dist.version, distribution=CORE_DISTRIBUTION, builtin=True)
 
     # -- loading ---------------------------------------------------------------------------
     def load_entry_points(self) -> None:
@@ -137,7 +138,9 @@ class Registry:
         only = _names(os.environ.get("ZOO_PLUGINS"))
         blocked = _names(os.environ.get("ZOO_DISABLE_PLUGINS"))
         points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (not _builtin(e), e.name))
-        _report_unknown_names(only, blocked, [ep.name for ep in points])
+        _report_unknown_names(only, blocked, sorted({ep.name for ep in points} | set(ESSENTIAL_PLUGINS)))
+        for name in sorted((blocked or set()) & set(ESSENTIAL_PLUGINS)):
+            log.warning("ZOO_DISABLE_PLUGINS names '%s', an essential plugin, which every registry loads", name)
         loaded = []
         for ep in points:
             if ep.name in self.plugins or (only is not None and ep.name not in only) or ep.name in (blocked or ()):
@@ -324,6 +327,21 @@ def _new_manager() -> pluggy.PluginManager:
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     return manager
+
+
+def _essential_entry_points() -> list[metadata.EntryPoint]:
+    """The entry points of the essential plugins in the zoo's distribution. They load like built-in plugins, so
+    that the registry imports none of the modules (the local workers, the trial loop) that use the registry."""
+    try:
+        points = metadata.distribution(CORE_DISTRIBUTION).entry_points.select(group=ENTRY_POINT_GROUP)
+    except metadata.PackageNotFoundError:
+        points = ()
+    found = {ep.name: ep for ep in points if ep.name in ESSENTIAL_PLUGINS}
+    missing = [name for name in ESSENTIAL_PLUGINS if name not in found]
+    if missing:
+        raise ZooError(f"the zoo's essential plugins {', '.join(missing)} are not installed (entry points of "
+                       f"{CORE_DISTRIBUTION} in the '{ENTRY_POINT_GROUP}' group); reinstall zoo-rl")
+    return [found[name] for name in ESSENTIAL_PLUGINS]
 
 
 def _builtin(ep: metadata.EntryPoint) -> bool:

@@ -1,13 +1,9 @@
-"""A run's returns out of its metrics: each trial's episodes, final returns, and its headline for listings."""
+"""A run's returns out of its metrics: each trial's episodes and final returns."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 
-from .errors import ZooError
 from .metrics import read_metrics
 from .store import RunFolder
 
@@ -31,17 +27,3 @@ def final_returns(run: RunFolder) -> np.ndarray:
             tail = max(1, int(len(episodes) * FINAL_FRACTION))
             finals.append(float(np.mean([r for _, r in episodes[-tail:]])))
     return np.array(finals)
-
-
-def run_result(path: Path) -> str | None:
-    """A run's headline for listings: the mean evaluation return over its trials, else the median final return."""
-    run = RunFolder(path)
-    try:
-        evals = [json.loads(p.read_text()).get("eval_mean") for p in sorted((path / "trials").glob("*/result.json"))]
-        evals = [e for e in evals if e is not None]
-        if evals:
-            return f"eval {np.mean(evals):.2f}"
-        finals = final_returns(run)
-    except (OSError, ValueError, AttributeError, ZooError):
-        return None
-    return f"final {np.median(finals):.2f}" if len(finals) else None

@@ -2,7 +2,7 @@
 
 The parts live beside this module: `zoo.trials` (building agents, the budget loop, resuming),
 `zoo.checkpoints`, `zoo.workers` (where trial groups are trained) and `zoo.console` (progress
-bar and stop signals). ``__all__`` lists the parts of them that callers of a run need.
+bar and stop signals).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import yaml
 
 from . import __version__
 from .build_errors import blame_context, build_error
-from .checkpoints import save_checkpoint
 from .console import ProgressBar, StopFlag
 from .culprits import PluginFailed
 from .errors import RunFailed, ZooError
@@ -33,25 +32,9 @@ from .registry import Registry
 from .spec import SpecBase, parse_spec, run_name
 from .store import RunFolder, create_run_folder, now
 from .tracking import TENSORBOARD, require_libraries
-from .trials import (
-    RESOLVED_SPEC,
-    Built,
-    Interrupted,
-    build_agent,
-    build_trial,
-    load_run_spec,
-    resumed_from,
-    run_trials,
-    trial_context,
-    trial_groups,
-)
+from .trials import RESOLVED_SPEC, Interrupted, build_agent, load_run_spec, resumed_from, trial_context, trial_groups
 from .workers import Backend, WorkerFailed
 from .yamlio import load_file
-
-__all__ = [
-    "Built", "Interrupted", "build_trial", "execute_run", "load_run_spec", "preflight", "prepare_run", "run_trials",
-    "save_checkpoint",
-]
 
 SOURCE_SPEC = "spec.source.yaml"
 

@@ -20,12 +20,12 @@ from typing import Any
 from .errors import ZooError, failure_at
 
 MANIFEST = "run.json"
-INDEX = "index.sqlite"
+RUN_INDEX = "index.sqlite"
 CLAIM = "claim.lock"
 INDEX_BUSY_SECONDS = 15
 
 log = logging.getLogger("zoo")
-STATUSES = ("created", "running", "interrupted", "finished", "failed")
+RUN_STATUSES = ("created", "running", "interrupted", "finished", "failed")
 
 
 def current_umask() -> int:
@@ -252,7 +252,7 @@ class RunIndex:
     """The SQLite index of the runs under one runs directory."""
 
     def __init__(self, runs_dir: Path):
-        self.path = Path(runs_dir) / INDEX
+        self.path = Path(runs_dir) / RUN_INDEX
 
     COLUMNS = ("path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated")
 
@@ -278,7 +278,7 @@ class RunIndex:
             except sqlite3.DatabaseError as exc:
                 if _full(exc):
                     raise self._full_error(exc) from None
-                aside = self.path.with_name(f"{INDEX}.damaged-{int(time.time())}-{os.getpid()}")
+                aside = self.path.with_name(f"{RUN_INDEX}.damaged-{int(time.time())}-{os.getpid()}")
                 os.replace(self.path, aside)
                 log.warning("%s was damaged (%s); moved it to %s and rebuilt the index from the run folders",
                             self.path, damage, aside.name)
@@ -304,12 +304,24 @@ class RunIndex:
     @contextmanager
     def _healing(self) -> Iterator[None]:
         """One process at a time moves a damaged index aside and rebuilds it."""
-        fd = os.open(self.path.with_name(f"{INDEX}.heal.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path.with_name(f"{RUN_INDEX}.heal.lock"), os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             os.close(fd)
+
+    @contextmanager
+    def _refused(self) -> Iterator[None]:
+        """A locked index or a full disk as a ZooError that says what to do; other errors as they are."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise self._busy_error() from None
+            if _full(exc):
+                raise self._full_error(exc) from None
+            raise
 
     def _full_error(self, exc: sqlite3.Error) -> ZooError:
         return ZooError(f"{self.path}: the disk is full ({exc}); the index was left as it is: free some space and "
@@ -327,15 +339,8 @@ class RunIndex:
         )
 
     def record(self, run_path: Path, manifest: dict[str, Any]) -> None:
-        try:
-            with closing(self._connect()) as connection, connection:
-                self._insert(connection, run_path, manifest)
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise self._busy_error() from None
-            if _full(exc):
-                raise self._full_error(exc) from None
-            raise
+        with self._refused(), closing(self._connect()) as connection, connection:
+            self._insert(connection, run_path, manifest)
 
     def record_or_warn(self, run_path: Path, manifest: dict[str, Any]) -> None:
         """Record a run, or warn when the index cannot take it now (the run folder, not the index, is the record)."""
@@ -362,30 +367,16 @@ class RunIndex:
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         if not self.path.parent.is_dir():
             return []
-        try:
-            with closing(self._connect()) as connection:
-                connection.row_factory = sqlite3.Row
-                rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise self._busy_error() from None
-            if _full(exc):
-                raise self._full_error(exc) from None
-            raise
+        with self._refused(), closing(self._connect()) as connection:
+            connection.row_factory = sqlite3.Row
+            rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
         return [dict(row) for row in rows]
 
     def rebuild(self) -> int:
         """Re-index every run folder below the runs directory; returns how many were found."""
-        try:
-            with closing(self._connect()) as connection, connection:
-                connection.execute("DELETE FROM runs")
-                return self._reindex(connection)
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise self._busy_error() from None
-            if _full(exc):
-                raise self._full_error(exc) from None
-            raise
+        with self._refused(), closing(self._connect()) as connection, connection:
+            connection.execute("DELETE FROM runs")
+            return self._reindex(connection)
 
     def _reindex(self, connection: sqlite3.Connection) -> int:
         found = 0

@@ -13,7 +13,7 @@ from .agent import Agent
 from .errors import ZooError
 from .evaluation import BEST
 from .registry import Registry, get_registry
-from .store import default_runs_dir, iter_checkpoints
+from .store import RunFolder, default_runs_dir, find_run, iter_checkpoints
 
 
 def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, registry: Registry | None = None,
@@ -24,14 +24,10 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
     checkpoint, or with ``checkpoint="best"`` the one of its best periodic evaluation (``budget.eval_every``);
     ``agent.evaluate(episodes, seed)`` plays it. `wrap_env` wraps every env the agent builds.
     """
-    from .collect import collect_runs
     from .trials import build_trial, group_dir, load_run_spec
 
     registry = registry or get_registry()
-    folders, _ = collect_runs([run], Path(runs_dir) if runs_dir else default_runs_dir())
-    if len(folders) != 1:
-        raise ZooError(f"{run}: holds {len(folders)} runs; name one run")
-    folder = folders[0]
+    folder = RunFolder(find_run(str(run), Path(runs_dir) if runs_dir else default_runs_dir()))
     spec = load_run_spec(folder, registry)
     if not 0 <= trial < spec.trials:
         raise ZooError(f"{folder.path}: no trial {trial}; the run has trials 0 to {spec.trials - 1}")

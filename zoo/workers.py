@@ -1,4 +1,5 @@
-"""The kernel's backend, ``local``: a run's trial groups train in this process, or in a pool of local worker processes.
+"""The local workers of the kernel's backend (`zoo.core_plugin`): trial groups in this process, or in a pool of
+local worker processes.
 
 A backend is anything with ``train(run_path, groups, stop, report)``; plugins register others
 (`zoo.hookspecs.register_backends`). Each group is trained by `zoo.trials.run_trials`, which resumes from
@@ -16,9 +17,7 @@ from queue import Empty
 from typing import Protocol
 
 from .console import StopFlag
-from .entries import BackendEntry, BackendParams
 from .errors import ZooError
-from .hookspecs import hookimpl
 from .registry import Registry
 from .trials import Interrupted, Report, run_trials
 
@@ -37,29 +36,6 @@ class WorkerFailed(ZooError):
 class Backend(Protocol):
     def train(self, run_path: Path, groups: list[list[int]], stop: StopFlag, report: Report) -> None:
         """Train every group to its budget; raise Interrupted when `stop` ended it early, WorkerFailed when a worker died."""
-
-
-class LocalParams(BackendParams):
-    """Trials run in this machine's processes."""
-
-
-class Local:
-    """The local backend: the groups in this process when there is one worker or one group, else in a `ProcessPool`."""
-
-    def __init__(self, params: LocalParams, registry: Registry):
-        self.params, self.registry = params, registry
-
-    def train(self, run_path: Path, groups: list[list[int]], stop: StopFlag, report: Report) -> None:
-        if self.params.workers == 1 or len(groups) == 1:
-            InProcess(self.registry).train(run_path, groups, stop, report)
-        else:
-            ProcessPool(self.params.workers).train(run_path, groups, stop, report)
-
-
-@hookimpl
-def register_backends(register):
-    register(BackendEntry(name="local", params=LocalParams, factory=lambda params, registry, batched: Local(params, registry),
-                          description="this machine's processes: one, or a pool of backend.workers"))
 
 
 class InProcess:

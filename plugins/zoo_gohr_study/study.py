@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from zoo_report.collect import STUDY_LEDGER
 
 from zoo import (
-    STUDY_LEDGER,
     LocatedDocument,
     Overrides,
     Registry,

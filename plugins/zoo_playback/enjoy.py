@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from zoo import Registry, ZooError, collect_runs, default_runs_dir, load_agent, load_run_spec
+from zoo import Registry, RunFolder, ZooError, default_runs_dir, find_run, load_agent, load_run_spec
 
 from .offscreen import draw_offscreen
 
@@ -170,10 +170,7 @@ def enjoy(run: str | Path, *, trial: int = 0, episodes: int = 1, checkpoint: str
     into `video` when given."""
     if video is not None:
         check_video_target(Path(video))
-    folders, _ = collect_runs([run], Path(runs_dir) if runs_dir else default_runs_dir())
-    if len(folders) != 1:
-        raise ZooError(f"{run}: holds {len(folders)} runs; name one run")
-    folder = folders[0]
+    folder = RunFolder(find_run(str(run), Path(runs_dir) if runs_dir else default_runs_dir()))
     spec = load_run_spec(folder, registry)
     watcher = Watcher(episodes, spec.env.type)
     agent = load_agent(folder.path, trial, checkpoint, registry=registry, wrap_env=watcher.wrap)

@@ -1,5 +1,7 @@
 """Every report says what its numbers do not cover: each run's caveats (unfinished, lost metrics rows),
-on stderr, at the top of each Markdown file and in each JSON summary the report wrote."""
+on stderr, at the top of each Markdown file and in each JSON summary the report wrote.
+
+`unfinished` and `caveats` are this plugin's API; the GOHR leaderboard states them too."""
 
 from __future__ import annotations
 
@@ -7,9 +9,30 @@ import json
 import logging
 from pathlib import Path
 
-from zoo import RunFolder, atomic_write_text, caveats
+from zoo import RunFolder, atomic_write_text, lost_row_notes, trial_progress
 
 log = logging.getLogger("zoo")
+
+
+def unfinished(folder: RunFolder) -> str | None:
+    """``run X is interrupted, not finished: trial 0 at 60 of 120 episodes, ...``; None for a finished run."""
+    manifest = folder.manifest()
+    status = manifest["status"]
+    if status == "finished":
+        return None
+    unit, amount = manifest.get("unit", "steps"), manifest.get("steps")
+    trials = []
+    for trial in range(int(manifest.get("trials") or 0)):
+        done, final = trial_progress(folder, trial)
+        trials.append(f"trial {trial} at {done} of {amount} {unit}" + ("" if final else " (its last checkpoint)"))
+    error = f" ({manifest['error']})" if status == "failed" and manifest.get("error") else ""
+    return f"run {manifest['id']} is {status}{error}, not finished: " + ", ".join(trials)
+
+
+def caveats(folder: RunFolder) -> list[str]:
+    """Everything a report of `folder` must say beside its numbers: that it is unfinished, and its lost rows
+    (`zoo.lost_row_notes`, which records those noticed for the first time in ``run.json``)."""
+    return [note for note in [unfinished(folder)] if note] + lost_row_notes(folder)
 
 
 def annotate_report(written: list[Path], runs: list[RunFolder]) -> None:

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import typer
 
-from zoo import RunFolder, ZooError, collect_runs, default_runs_dir, get_registry, require_extra
+from zoo import RunFolder, ZooError, default_runs_dir, get_registry, require_extra
+
+from .collect import collect_runs
 
 
 def _require_report_extra(command: str) -> None:

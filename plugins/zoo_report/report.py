@@ -22,14 +22,13 @@ from zoo import (
     ZooError,
     atomic_write_text,
     blame,
-    caveats,
     final_returns,
     read_json,
     suspect,
     trial_returns,
 )
 
-from .caveats import annotate_report
+from .caveats import annotate_report, caveats
 from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
 
 log = logging.getLogger("zoo")

@@ -347,12 +347,12 @@ def test_a_damaged_metrics_row_is_named_with_its_line(kind, message, bad_inputs,
 
 
 def test_an_unexpected_exception_is_one_line_and_debug_shows_it(tmp_path, capsys, monkeypatch):
-    from zoo import spec
+    import zoo
 
     def broken(registry):
         raise RuntimeError("plugin bug\nsecond line")
 
-    monkeypatch.setattr(spec, "json_schema", broken)
+    monkeypatch.setattr(zoo, "json_schema", broken)
     code, _, err = run_cli(["schema"], capsys)
     assert (code, err) == (1, "error: internal error: RuntimeError: plugin bug second line"
                               " (a bug in zoo or one of its plugins; run with --debug for the traceback)\n")

@@ -7,8 +7,8 @@ import json
 import pytest
 
 import zoo.agent
+from zoo import prepare_run
 from zoo.registry import get_registry
-from zoo.run import prepare_run
 from zoo.trials import Interrupted, run_trials
 
 SPEC = "env: {type: gym, id: CartPole-v1}\nagent: {type: a2c}\nbudget: {steps: 200, checkpoint_every: 50}\n" \

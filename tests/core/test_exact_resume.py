@@ -13,8 +13,8 @@ import random
 import pytest
 from agent_runs import SPECS, checkpoint_root, final_state, new_run, rows
 
+from zoo import Interrupted, execute_run, run_trials
 from zoo.registry import get_registry
-from zoo.run import Interrupted, execute_run, run_trials
 
 
 def test_every_built_in_agent_is_covered():

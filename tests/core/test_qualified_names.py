@@ -11,11 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 import zoo.registry
-from zoo import EnvEntry, Params, hookimpl
+from zoo import EnvEntry, Interrupted, Params, execute_run, hookimpl, prepare_run, run_trials
 from zoo.cli import app
 from zoo.errors import SpecError, ZooError
 from zoo.registry import Registry
-from zoo.run import Interrupted, execute_run, prepare_run, run_trials
 from zoo.spec import load_spec_text
 
 SPEC = """\

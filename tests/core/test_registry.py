@@ -108,7 +108,7 @@ def test_entry_points_load_and_a_broken_import_is_named(fake_entry_points, monke
     registry = Registry()
     with caplog.at_level(logging.WARNING, logger="zoo"):
         registry.load_entry_points()
-    assert sorted(registry.plugins) == ["alpha", "beta", "core"]  # core: the kernel's own, always in (the local backend)
+    assert sorted(registry.plugins) == ["alpha", "beta", "catalog", "core"]  # the essential plugins are always in
     assert f"plugin 'broken' failed to import fake:broken ({__file__}:{_FakeEntryPoint.RAISES_AT}): " \
            "ImportError: No module named 'missing_dependency'" in caplog.text
     with pytest.raises(ZooError, match="plugins that failed to load: broken"):
@@ -119,7 +119,7 @@ def test_zoo_plugins_restricts(fake_entry_points, monkeypatch):
     monkeypatch.setenv("ZOO_PLUGINS", "beta")
     registry = Registry()
     registry.load_entry_points()
-    assert list(registry.plugins) == ["core", "beta"] and not registry.failures  # the kernel's own is always in
+    assert list(registry.plugins) == ["core", "catalog", "beta"] and not registry.failures  # the essential ones too
 
 
 def test_zoo_disable_plugins_blocks(fake_entry_points, monkeypatch):
@@ -127,7 +127,7 @@ def test_zoo_disable_plugins_blocks(fake_entry_points, monkeypatch):
     monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "broken, alpha")
     registry = Registry()
     registry.load_entry_points()
-    assert list(registry.plugins) == ["core", "beta"] and not registry.failures  # the kernel's own is always in
+    assert list(registry.plugins) == ["core", "catalog", "beta"] and not registry.failures  # the essential ones too
 
 
 def test_builtins_load_through_the_entry_point_group():
@@ -275,7 +275,7 @@ def test_builtins_load_first_and_keep_their_names(monkeypatch, caplog):
     registry = Registry()
     with caplog.at_level(logging.WARNING, logger="zoo"):
         registry.load_entry_points()
-    assert list(registry.plugins) == ["core", "zz-builtin", "aa-thirdparty"]
+    assert list(registry.plugins) == ["core", "catalog", "zz-builtin", "aa-thirdparty"]
     assert registry.get("env", "chain").plugin == "zz-builtin" and registry.get("env", "grid").plugin == "aa-thirdparty"
     assert registry.get("env", "aa-thirdparty:chain").plugin == "aa-thirdparty"
     assert [r.getMessage() for r in caplog.records] == [
@@ -292,8 +292,19 @@ def test_unknown_names_in_the_environment_variables_are_reported(variable, fake_
     with caplog.at_level(logging.WARNING, logger="zoo"):
         Registry().load_entry_points()
     assert f"{variable} names 'alpah', which is no installed plugin (did you mean 'alpha'?); " \
-           "installed: alpha, beta, broken" in caplog.text
+           "installed: alpha, beta, broken, catalog, core" in caplog.text
     assert "'beta'" not in caplog.text
+
+
+def test_the_essential_plugins_load_whatever_the_environment_variables_say(fake_entry_points, monkeypatch, caplog):
+    monkeypatch.setenv("ZOO_PLUGINS", "beta")
+    monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "catalog")
+    registry = Registry()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        registry.load_entry_points()
+    assert list(registry.plugins) == ["core", "catalog", "beta"]
+    assert "local" in registry.entries["backend"] and registry.plugins["catalog"].hooks == ("register_commands",)
+    assert caplog.messages == ["ZOO_DISABLE_PLUGINS names 'catalog', an essential plugin, which every registry loads"]
 
 
 def test_an_import_failure_names_the_plugins_file_and_line_and_logs_its_traceback(tmp_path, monkeypatch, caplog):

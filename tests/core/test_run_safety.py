@@ -14,11 +14,10 @@ import subprocess
 
 import pytest
 
-from zoo import store
+from zoo import Interrupted, execute_run, prepare_run, run_trials, store
 from zoo.errors import ZooError
 from zoo.metrics import read_metrics, scan_metrics
 from zoo.registry import get_registry
-from zoo.run import Interrupted, execute_run, prepare_run, run_trials
 from zoo.store import RunFolder, RunIndex, find_run
 
 SPEC = """\
@@ -211,9 +210,9 @@ def test_sixteen_concurrent_trains_of_one_spec_make_sixteen_runs(zoo_cli, tmp_pa
 
 
 def test_a_report_warns_of_an_unfinished_run_and_its_damaged_rows(tmp_path, caplog):
+    from zoo_report.caveats import caveats
     from zoo_report.report import open_runs
 
-    from zoo.integrity import caveats
     from zoo.returns import trial_returns
 
     folder = interrupted_run(tmp_path, "cut")

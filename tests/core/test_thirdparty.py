@@ -160,7 +160,7 @@ def test_environment_variables_restrict_plugins(zoo_cli, spec, broken_plugins):
     assert {"example", "gym", "sb3"} <= {row["name"] for row in everything}
 
     only = plugins_json(zoo_cli.run("plugins", "--json", extra_paths=[broken_plugins], ZOO_PLUGINS="example"))
-    assert [row["name"] for row in only["plugins"]] == ["core", "example"] and only["failed"] == {}  # core: the kernel's
+    assert [row["name"] for row in only["plugins"]] == ["catalog", "core", "example"] and only["failed"] == {}  # the essential ones too
 
     gym_spec = spec.with_name("gym.yaml")
     gym_spec.write_text(SPEC.replace("type: corridor\n  length: 6\n  slip: 0.05", "type: gym\n  id: FrozenLake-v1"))

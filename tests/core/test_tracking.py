@@ -79,7 +79,7 @@ def _spec(registry, logging: str):
 
 def _run(registry, tmp_path, logging: str):
     """A prepared run of CartPole with this logging block."""
-    from zoo.run import prepare_run
+    from zoo import prepare_run
 
     path = tmp_path / "cart.yaml"
     path.write_text(_text(logging))
@@ -141,7 +141,7 @@ def test_without_the_tracking_plugin_a_run_trains_without_tensorboard_and_says_s
     import zoo_gym.plugin
     import zoo_sb3.plugin
 
-    from zoo.run import preflight
+    from zoo import preflight
 
     registry = Registry()
     assert registry.add("gym", zoo_gym.plugin) and registry.add("sb3", zoo_sb3.plugin)

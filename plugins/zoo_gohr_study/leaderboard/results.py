@@ -14,9 +14,10 @@ import numpy as np
 from zoo_board.cells import TOO_FEW, CellState
 from zoo_board.plan import spec_link
 from zoo_board.scores import finite
+from zoo_report.caveats import caveats, unfinished
 from zoo_report.stats.bands import median_bands
 
-from zoo import MANIFEST, RunFolder, __version__, caveats, unfinished
+from zoo import MANIFEST, RunFolder, __version__
 
 from .board import LoadedBoard
 from .scoring import Cell, cell_summary, rule_comparisons, tournament

@@ -17,9 +17,9 @@ from zoo_atari.planners.model import EmulatorModel
 from zoo_atari.planners.uct import UCT, Node, ucb1_choice
 from zoo_atari.protocols import Protocol
 
+from zoo import execute_run, prepare_run
 from zoo.errors import ZooError
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 

@@ -11,8 +11,8 @@ from zoo_atari.baseline_set import agents, baseline_sets
 from zoo_atari.report import score_row
 from zoo_report.report import compare, report
 
+from zoo import execute_run, prepare_run
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 
 SPEC = """
 name: {name}

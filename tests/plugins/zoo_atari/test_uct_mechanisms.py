@@ -7,8 +7,8 @@ import pytest
 from zoo_atari.planners.params import UCTParams
 from zoo_atari.planners.uct import UCT, Node
 
+from zoo import build_trial
 from zoo.registry import get_registry
-from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
 

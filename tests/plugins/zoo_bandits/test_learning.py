@@ -34,9 +34,8 @@ from scipy.stats import chisquare
 from zoo_bandits.population import BanditPopulation, PopulationParams
 from zoo_bandits.smoothing import Tiles
 
-from zoo import BehaviorSpace, Choice, Coordinate
+from zoo import BehaviorSpace, Choice, Coordinate, build_trial
 from zoo.registry import get_registry
-from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
 GDI_SPACE = BehaviorSpace((Coordinate("beta1", 0, 50, 1.0), Coordinate("beta2", 0, 50, 1.0),

@@ -121,7 +121,7 @@ def test_masking_explores_only_occupied_cells(tmp_path):
 
 
 def test_build_trial_gives_a_batched_agent_a_batch_of_one(tmp_path):
-    from zoo.run import build_trial
+    from zoo import build_trial
     from zoo.spec import load_spec_text
 
     registry = get_registry()

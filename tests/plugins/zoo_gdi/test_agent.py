@@ -26,10 +26,9 @@ from scipy.stats import kstest
 from zoo_learner.state import to_plain
 from zoo_testing import CARTPOLE, TINY_SUBSTRATE, cartpole_spec, trial
 
-from zoo import ZooError
+from zoo import Interrupted, ZooError, prepare_run, run_trials
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo.run import Interrupted, prepare_run, run_trials
 
 
 def test_presets_fill_every_field_and_overrides_merge():

@@ -150,7 +150,7 @@ def test_random_player_moves_only_where_pieces_are(tmp_path):
     rule.write_text("(*, *, *, *, [0,1,2,3])\n")
     board = json.loads(json.dumps(BOARD)) | {"rules": [str(rule)]}
     loaded = load_board(_write(tmp_path, board), get_registry())
-    from zoo.run import build_trial
+    from zoo import build_trial
 
     built = build_trial(loaded.cells[0].spec, get_registry(), seed=1, trial=0, directory=tmp_path / "t")
     built.agent.learn_episodes(5)
@@ -210,7 +210,7 @@ def test_ctrl_c_stops_the_board_and_the_next_call_continues_it(tmp_path):
 
 
 def test_random_player_resumes_exactly_from_a_checkpoint(tmp_path):
-    from zoo.run import build_trial
+    from zoo import build_trial
 
     # on color match a move's fate depends on the piece's shape, so the boards show in the returns
     board = json.loads(json.dumps(BOARD)) | {"rules": ["paper/color_match"]}

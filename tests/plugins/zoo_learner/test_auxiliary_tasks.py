@@ -172,8 +172,8 @@ def test_the_paper_presets_of_gdi_and_lbc_switch_both_tasks_on_and_the_cpu_prese
 def test_a_resumed_trial_with_the_tasks_on_ends_as_an_uninterrupted_one(tmp_path, monkeypatch):
     import agent_runs
 
+    from zoo import Interrupted, execute_run, run_trials
     from zoo.registry import get_registry
-    from zoo.run import Interrupted, execute_run, run_trials
 
     env, params, budget = agent_runs.SPECS["gdi-h3"]
     monkeypatch.setitem(agent_runs.SPECS, "gdi-h3",

@@ -11,8 +11,8 @@ import torch
 from zoo_learner.state import to_plain
 from zoo_testing import GOHR_COLOR_MATCH, TINY_SUBSTRATE, spec, trial
 
+from zoo import Interrupted, prepare_run, run_trials
 from zoo.registry import get_registry
-from zoo.run import Interrupted, prepare_run, run_trials
 
 SMALL = f"{TINY_SUBSTRATE}, pull_every: 3, push_every: 2"
 #: agent -> class of its default meta-controller (Omega: gdi_bandits with DiCE's constants; lbc_bandits)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
+from zoo import build_trial
 from zoo.registry import get_registry
-from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
 pytestmark = pytest.mark.slow  # a learning check of 12,000 steps

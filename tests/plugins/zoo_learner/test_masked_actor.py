@@ -15,9 +15,8 @@ from zoo_learner.builder import make_actor, make_replay
 from zoo_learner.networks import NetworkParams, build_network
 from zoo_learner.params import SubstrateParams
 
-from zoo import ZooError
+from zoo import ZooError, build_trial
 from zoo.registry import get_registry
-from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
 ACTIONS = 5

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from zoo import execute_run, prepare_run
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 
 pytestmark = pytest.mark.slow  # every shipped spec trained end to end, about 2 minutes
 

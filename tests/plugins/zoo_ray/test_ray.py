@@ -18,9 +18,9 @@ import pytest
 import ray
 from ray_runs import LOCAL, RAY, SPEC, numbers, train
 
+from zoo import execute_run, prepare_run
 from zoo.cli import main
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 
 pytestmark = pytest.mark.slow  # starts Ray
 

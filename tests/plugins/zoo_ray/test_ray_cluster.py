@@ -24,9 +24,9 @@ from ray_runs import LOCAL, RAY, numbers, train, write_spec
 from zoo_ray.backend import connect
 from zoo_ray.params import RayParams
 
+from zoo import execute_run, prepare_run
 from zoo.cli import main
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 
 pytestmark = pytest.mark.slow  # starts Ray
 

@@ -19,9 +19,8 @@ from zoo_learner.distributed import RaySubstrateAgent
 from zoo_learner.replay import FIELDS
 from zoo_learner.state import to_plain
 
-from zoo import ZooError
+from zoo import ZooError, build_trial
 from zoo.registry import get_registry
-from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
 pytestmark = pytest.mark.slow  # starts Ray

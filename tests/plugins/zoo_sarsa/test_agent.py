@@ -12,11 +12,10 @@ import pytest
 from zoo_report.report import report
 from zoo_sarsa.agent import SarsaAgent, SarsaParams
 
-from zoo import FeatureEntry, NoParams, hookimpl
+from zoo import FeatureEntry, NoParams, execute_run, hookimpl, prepare_run
 from zoo.agent import TrialContext
 from zoo.metrics import MetricLogger
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 from zoo.store import RunFolder
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from zoo import execute_run, prepare_run
 from zoo.registry import get_registry
-from zoo.run import execute_run, prepare_run
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 

@@ -14,9 +14,9 @@ from zoo_sb3.arguments import named_class
 from zoo_sb3.params import ZOO_OWNED
 from zoo_sb3.plugin import ALGORITHMS
 
+from zoo import build_trial
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo.run import build_trial
 from zoo.spec import load_spec_text
 
 #: the zoo's own fields of every SB3 agent: its vector env's wrappers

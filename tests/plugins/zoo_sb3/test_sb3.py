@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 import torch
 
+from zoo import build_trial
+from zoo.checkpoints import save_checkpoint
 from zoo.cli import main
 from zoo.metrics import read_metrics
 from zoo.registry import get_registry
-from zoo.run import build_trial, save_checkpoint
 from zoo.spec import load_spec_text
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "cartpole-ppo.yaml"

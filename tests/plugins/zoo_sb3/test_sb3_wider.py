@@ -10,8 +10,8 @@ import pytest
 import torch
 from zoo_testing import spec, trial
 
+from zoo.checkpoints import save_checkpoint
 from zoo.registry import get_registry
-from zoo.run import save_checkpoint
 from zoo.spec import load_spec_text
 
 CARTPOLE, PENDULUM = "{type: gym, id: CartPole-v1}", "{type: gym, id: Pendulum-v1}"

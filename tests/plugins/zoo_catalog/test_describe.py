@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from pydantic import Field
+from zoo_catalog.describe import parameter_rows, type_name, undescribed
 
 from zoo import Params
 from zoo.cli import main
-from zoo.describe import parameter_rows, type_name, undescribed
 from zoo.registry import get_registry
 
 

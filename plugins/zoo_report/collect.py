@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import ZooError
-from .store import INDEX, MANIFEST, RunFolder, find_run, read_json
+from zoo import MANIFEST, RUN_INDEX, RunFolder, ZooError, find_run, read_json
 
-#: a study folder's ledger: {"name": ..., "runs": {label: run folder name beside the study folder}}
+#: a study folder's ledger (a study plugin writes it): {"name": ..., "runs": {label: run folder name beside it}}
 STUDY_LEDGER = "study.json"
 
 
@@ -57,7 +56,7 @@ def _expand(path: Path, runs_dir: Path, notes: list[str]) -> list[Path]:
             notes.append(f"{path}: skipped (a folder with no run, study or runs in it)")
         return inside
     if path.exists():
-        what = "the index of runs" if path.name == INDEX else "a file"
+        what = "the index of runs" if path.name == RUN_INDEX else "a file"
         notes.append(f"{path}: skipped ({what}, not a run folder)")
         return []
     return [find_run(str(path), runs_dir)]  # a run id; an id several folders carry is an error naming each
