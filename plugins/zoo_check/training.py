@@ -169,7 +169,7 @@ def check_agent_entry(subject: str, entry: AgentEntry, registry: Registry, own_e
         if evaluates:
             yield run(subject, "evaluation", lambda: _evaluated(straight[0]))
         else:
-            yield Result("SKIP", subject, "evaluation", "the agent has no evaluation mode (it keeps Agent.evaluate)")
+            yield Result("SKIP", subject, "evaluation", "the agent has no evaluation mode: it keeps Agent.evaluate")
         yield run(subject, "same seed, same numbers", lambda: _same_numbers(straight[0], runs.straight("b"), "a second run"))
         cut = []
         yield run(subject, "save/load round trip (interrupted at a checkpoint, resumed)", lambda: cut.append(runs.resumed("c")))
