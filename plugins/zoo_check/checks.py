@@ -23,6 +23,8 @@ from .training import check_agent_entry, check_meta_controller_entry
 def run_checks(target: str, registry: Registry) -> Iterator[Result]:
     """Every check of `target`: a plugin (entry-point, distribution or top-level package name) or one entry."""
     plugin, entries = _targets(target, registry)
+    if plugin is not None and not entries and not _command_hooks(plugin, registry):
+        yield Result("SKIP", f"plugin {plugin}", "contract", "it registers no entries and no commands")
     for kind, entry in entries:
         subject = f"{registry.kinds[kind][2]} {entry.plugin}:{entry.name}"
         checker = CHECKERS.get(kind)
@@ -77,12 +79,16 @@ def check_reporter_entry(subject: str, entry: ReporterEntry, registry: Registry,
     yield run(subject, "reports on registered envs", envs)
 
 
+def _command_hooks(plugin: str, registry: Registry) -> list[Callable[..., Any]]:
+    owner = registry.manager.get_plugin(plugin)
+    return [impl.function for impl in registry.manager.hook.register_commands.get_hookimpls() if impl.plugin is owner]
+
+
 def check_commands(plugin: str, registry: Registry) -> Iterator[Result]:
     import typer
     from typer.testing import CliRunner
 
-    owner = registry.manager.get_plugin(plugin)
-    hooks = [impl.function for impl in registry.manager.hook.register_commands.get_hookimpls() if impl.plugin is owner]
+    hooks = _command_hooks(plugin, registry)
     if not hooks:
         return
     app = typer.Typer()

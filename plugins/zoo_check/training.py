@@ -1,5 +1,5 @@
 """The checks that train: an agent trains a few hundred steps three times (twice straight, once interrupted
-at a checkpoint and resumed); a meta-controller keeps the contract of :mod:`zoo.behavior` on its own and
+half-way and resumed); a meta-controller keeps the contract of :mod:`zoo.behavior` on its own and
 drives GDI-I3 and LBC through a tiny run, interrupted and resumed."""
 
 from __future__ import annotations
@@ -68,13 +68,19 @@ class Runs:
         return folder
 
     def resumed(self, name: str) -> Any:
-        """A run stopped after its first chunk of training (as by Ctrl-C), then resumed from that checkpoint."""
+        """A run stopped (as by Ctrl-C, which checkpoints) after the chunk of training that passes half its budget,
+        so that episodes have ended and behaviors have been chosen before it, then resumed from that checkpoint."""
         from zoo import Interrupted, execute_run, run_trials
 
         folder = self.prepare(name)
-        answers = iter([False])
-        with contextlib.suppress(Interrupted):
-            run_trials(folder.path, [0], registry=self.registry, should_stop=lambda: next(answers, True))
+        done = [0]
+        try:
+            run_trials(folder.path, [0], registry=self.registry, should_stop=lambda: done[0] >= AGENT_STEPS // 2,
+                       report=lambda trial, progress, running: done.__setitem__(0, progress))
+        except Interrupted:
+            pass
+        else:
+            raise AssertionError(f"the run trained its {AGENT_STEPS} steps in one go: no checkpoint to resume from")
         assert execute_run(folder, self.registry, progress=False) == "finished", "the resumed run did not finish"
         return folder
 
@@ -172,7 +178,7 @@ def check_agent_entry(subject: str, entry: AgentEntry, registry: Registry, own_e
             yield Result("SKIP", subject, "evaluation", "the agent has no evaluation mode: it keeps Agent.evaluate")
         yield run(subject, "same seed, same numbers", lambda: _same_numbers(straight[0], runs.straight("b"), "a second run"))
         cut = []
-        yield run(subject, "save/load round trip (interrupted at a checkpoint, resumed)", lambda: cut.append(runs.resumed("c")))
+        yield run(subject, "save/load round trip (stopped half-way, resumed)", lambda: cut.append(runs.resumed("c")))
         if not cut:
             return
         if _claims_exact_resume(cut[0]):
