@@ -115,7 +115,7 @@ def test_an_agent_claiming_exact_resume_that_is_not_fails_it(example, capsys, mo
                                 "than the first, from row ")
 
 
-@pytest.mark.slow  # gdi-i3 and lbc trained twice each, about 10 seconds
+@pytest.mark.slow  # gdi-i3 and lbc trained twice each, about 5 seconds
 def test_a_meta_controller_that_forgets_its_generator_fails_the_state_check(capsys, monkeypatch):
     """On its own, and under GDI-I3 and LBC: resumed, its choices are not those of the uninterrupted run, so the
     substrate agents (which claim exact resume) write other metrics."""
@@ -192,7 +192,6 @@ def test_an_env_is_checked_with_its_example(example):
     assert built and set(built) == {5}
 
 
-@pytest.mark.slow  # trains the agent three times, about 6 seconds
 def test_an_agent_trains_on_its_example_env(example):
     """An agent that plays only envs with action masks, though it builds on any, as SB3's maskable-ppo: its
     plugin's first env has none, its example_env has them."""
@@ -241,7 +240,7 @@ DECLARED_SKIPS = {
 }
 
 
-@pytest.mark.slow  # every built-in plugin checked, about 3 minutes
+@pytest.mark.slow  # every built-in plugin checked, about 2 minutes
 def test_every_built_in_plugin_passes():
     """No check fails, and every skip is a kind of entry the zoo has no checks for or one its plugin declares."""
     registry = Registry()
