@@ -69,6 +69,7 @@ class GohrEnv(gymnasium.Env):
         return self._begin(options["board"] if given else self._boards.next_board())
 
     def _begin(self, board) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode on `board` (a Board or its pieces): the first observation and info."""
         self.game = Game(self.rules, board if isinstance(board, Board) else Board(list(board)))
         self.moves = 0
         self._obs[:] = 0.0

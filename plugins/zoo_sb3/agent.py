@@ -246,11 +246,11 @@ class EpisodeRecorder(gymnasium.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         unwrapped = self.env.unwrapped
-        before = None
-        if seed is None:
-            before = ({"env": unwrapped.get_state()} if _has_state(unwrapped)
-                      else {"np_random": unwrapped.np_random.bit_generator.state})
-        self._start = {"seed": seed, "options": options, **(before or {})}
+        self._start = {"seed": seed, "options": options}
+        if seed is None and _has_state(unwrapped):
+            self._start["env"] = unwrapped.get_state()
+        elif seed is None:
+            self._start["np_random"] = unwrapped.np_random.bit_generator.state
         self._actions: list[Any] = []
         return self.env.reset(seed=seed, options=options)
 
