@@ -164,7 +164,7 @@ def _renders(entry: EnvEntry, params: Any, mode: str) -> str:
     for when, picture in zip(("after reset", "after a step"), pictures):
         if base != mode:
             assert isinstance(picture, list), f"render() {when} returned a {type(picture).__name__}, not a list"
-            wrong = next((problem for problem in map(PICTURES[base], picture) if problem), None)
+            wrong = next((f"a list holding {problem}" for problem in map(PICTURES[base], picture) if problem), None)
         else:
             wrong = PICTURES[base](picture)
         assert wrong is None, f"render() {when} returned {wrong}"

@@ -139,18 +139,22 @@ def test_a_meta_controller_that_forgets_its_generator_fails_the_state_check(caps
     assert all("(the resumed run wrote other metrics than the first, from row" in line for line in failed[1:])
 
 
-@pytest.mark.parametrize(("picture", "failed"), [
-    ((4, 8, 3), []),
-    ((4, 8), ["FAIL environment mini:bad-corridor: render mode rgb_array "
-              "(render() after reset returned an array of shape (4, 8), not (height, width, 3))"]),
+@pytest.mark.parametrize(("mode", "picture", "failed"), [
+    ("rgb_array", (4, 8, 3), []),
+    ("rgb_array", (4, 8), ["FAIL environment mini:bad-corridor: render mode rgb_array "
+                           "(render() after reset returned an array of shape (4, 8), not (height, width, 3))"]),
+    ("rgb_array_list", (4, 8, 3), []),
+    ("rgb_array_list", (4, 8), ["FAIL environment mini:bad-corridor: render mode rgb_array_list "
+                                "(render() after reset returned a list holding an array of shape (4, 8), not (height, width, 3))"]),
 ])
-def test_each_render_mode_it_claims_is_checked(picture, failed, example, capsys, monkeypatch):
+def test_each_render_mode_it_claims_is_checked(mode, picture, failed, example, capsys, monkeypatch):
     class Pictured(example.corridor.CorridorEnv):
-        metadata = {"render_modes": ["human", "ansi", "rgb_array"]}
+        metadata = {"render_modes": ["human", "ansi", mode]}
 
         def render(self):
-            if self.render_mode == "rgb_array":
-                return np.zeros(picture, dtype=np.uint8)
+            frame = np.zeros(picture, dtype=np.uint8)
+            if self.render_mode == mode:
+                return frame if mode == "rgb_array" else [frame, frame]
             return super().render()  # ansi: the corridor as text
 
     code, lines = failures(capsys, "mini", registry_with("mini", env_plugin(example, Pictured)), monkeypatch)
