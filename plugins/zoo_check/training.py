@@ -149,6 +149,11 @@ def check_agent_entry(subject: str, entry: AgentEntry, registry: Registry, own_e
     if skipped is not None:
         yield skipped
         return
+    env_type = (entry.example_env or {}).get("type")
+    if env_type is not None and env_type not in registry.entries["env"]:
+        yield Result("SKIP", subject, "contract", f"the env of its example_env, {env_type}, is not installed "
+                                                  "(its plugin is not loaded)")
+        return
     agent = {"type": f"{entry.plugin}:{entry.name}", **block}
     with _scratch() as root:
         probe, problems = None, []

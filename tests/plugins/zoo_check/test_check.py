@@ -255,3 +255,11 @@ def test_every_built_in_plugin_passes():
             if result.status == "SKIP" and not result.reason.startswith("the zoo has no checks for "):
                 skips[(result.subject, result.check)] = result.reason
     assert skips == DECLARED_SKIPS
+
+
+def test_an_agent_whose_example_env_is_not_installed_is_skipped_saying_so(monkeypatch):
+    monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "gohr,gohr-study")  # gohr-study builds on gohr
+    registry = Registry()
+    registry.load_entry_points()
+    assert [(r.status, r.check, r.reason) for r in run_checks("dqn:gohr-mlp-dqn", registry)] == [
+        ("SKIP", "contract", "the env of its example_env, gohr, is not installed (its plugin is not loaded)")]
