@@ -65,7 +65,7 @@ def test_the_example_plugin_passes(example):
 def test_cheap_built_in_plugins_pass(capsys, monkeypatch):
     registry = Registry()
     registry.load_entry_points()
-    for target in ("gohr", "minatar"):  # envs (with their examples) and rule sets; the rest in test_every_built_in...
+    for target in ("gohr", "minatar"):  # envs and rule sets; plugins that train: test_every_built_in_plugin_passes
         code, failed = failures(capsys, target, registry, monkeypatch)
         assert (code, failed) == (0, [])
 
@@ -115,22 +115,35 @@ def test_an_agent_claiming_exact_resume_that_is_not_fails_it(example, capsys, mo
                                 "than the first, from row ")
 
 
-@pytest.mark.slow  # gdi-i3 and lbc trained twice each, about 5 seconds
-def test_a_meta_controller_that_forgets_its_generator_fails_the_state_check(capsys, monkeypatch):
-    """On its own, and under GDI-I3 and LBC: resumed, its choices are not those of the uninterrupted run, so the
-    substrate agents (which claim exact resume) write other metrics."""
+def registry_with_forgetful() -> Registry:
+    """The installed plugins and `mini`, whose meta-controller `forgetful` keeps a generator of its own and restores
+    nothing: resumed, its choices are not those of an uninterrupted run."""
     registry = Registry()
     registry.load_entry_points()
     good = registry.get("meta_controller", "uniform")
 
     def forgetful(params, space, rng):
-        control = good.factory(params, space, np.random.default_rng(int(rng.integers(2**32))))  # a generator of its own
-        control.load_state_dict = lambda state: None  # restores nothing
+        control = good.factory(params, space, np.random.default_rng(int(rng.integers(2**32))))
+        control.load_state_dict = lambda state: None
         return control
 
     registry.add("mini", types.SimpleNamespace(register_meta_controllers=hookimpl(lambda register: register(
         MetaControllerEntry(name="forgetful", params=good.params, factory=forgetful)))))
-    code, failed = failures(capsys, "mini", registry, monkeypatch)
+    return registry
+
+
+def test_a_meta_controller_that_forgets_its_generator_fails_the_state_check(capsys, monkeypatch):
+    monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "gdi,lbc")  # on its own only (the runs under them: the test below)
+    code, failed = failures(capsys, "mini", registry_with_forgetful(), monkeypatch)
+    assert code == 1
+    assert [line.partition(" (")[0] for line in failed] == [
+        "FAIL meta-controller mini:forgetful: state_dict restores its future choices"]
+
+
+@pytest.mark.slow  # gdi-i3 and lbc trained twice each, about 5 seconds
+def test_a_meta_controller_that_forgets_its_generator_fails_under_gdi_and_lbc(capsys, monkeypatch):
+    """The substrate agents claim exact resume: driven by it, a resumed run writes other metrics."""
+    code, failed = failures(capsys, "mini", registry_with_forgetful(), monkeypatch)
     assert code == 1
     assert [line.partition(" (")[0] for line in failed] == [
         "FAIL meta-controller mini:forgetful: state_dict restores its future choices",
