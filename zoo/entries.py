@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,12 +21,19 @@ class NoParams(Params):
 
 @dataclass(frozen=True)
 class Entry:
-    """Common fields of everything a plugin registers."""
+    """Common fields of everything a plugin registers.
+
+    ``example`` holds the params of a small, quick use of the entry, as a spec's block sets them (without
+    ``type``); ``zoo check`` builds the entry with them, so an entry whose params have required fields
+    declares it. ``None`` says the entry cannot be built from a spec block on its own (its ``description``
+    says why), and ``zoo check`` skips it.
+    """
 
     name: str
     params: type[BaseModel] = NoParams
     description: str = ""
     plugin: str = field(default="", compare=False)  # filled in by the registry
+    example: Mapping[str, Any] | None = field(default_factory=dict, compare=False)
 
 
 def seeded_env(env, seed: int | None):
@@ -54,11 +61,15 @@ class AgentEntry(Entry):
     """An agent: ``factory(params, context: TrialContext) -> Agent``.
 
     With ``batched_trials=True`` the factory gets a list of contexts and trains those trials together.
+    ``example_env``, when given, is the env block (with its ``type``) the agent's example trains on, for an
+    agent that plays only some envs (``zoo check`` otherwise tries its plugin's envs, then CartPole-v1, then
+    Pendulum-v1).
     """
 
     factory: Callable[[Any, Any], Any] | None = None
     behavior_space: bool = False
     batched_trials: bool = False
+    example_env: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -76,11 +76,16 @@ def make_synthetic_env(params: SyntheticAtariParams, seed: int | None):
     return seeded_env(env, seed)
 
 
+#: SyntheticAtari Catch: the env of the agents' examples (``zoo check`` trains them there, without ale-py)
+CATCH = {"game": "catch"}
+
+
 @hookimpl
 def register_envs(register):
     register(EnvEntry(name="atari", params=AtariEnvParams, factory=make_env, vector_factory=make_vector_env,
+                      example={"game": "Pong", "protocol": {"name": "dqn2015"}},
                       description="an Atari 2600 game (ale-py) under a named protocol"))
-    register(EnvEntry(name="synthetic-atari", params=SyntheticAtariParams, factory=make_synthetic_env,
+    register(EnvEntry(name="synthetic-atari", params=SyntheticAtariParams, factory=make_synthetic_env, example=CATCH,
                       description="SyntheticAtari Catch or Corridor-with-trap: ALE-like screens and RAM, no ale-py"))
 
 
@@ -90,10 +95,13 @@ def register_agents(register):
     from .planners.params import BFSParams, UCTParams
 
     register(AgentEntry(name="ale-baseline", params=BaselineParams, factory=make_baseline,
+                        example_env={"type": "synthetic-atari", **CATCH},
                         description="the ALE paper's reference policies random, const, perturb (three agents in the report)"))
-    register(AgentEntry(name="bfs", params=BFSParams, factory=make_bfs,
+    register(AgentEntry(name="bfs", params=BFSParams, factory=make_bfs, example={"max_frames": 40},
+                        example_env={"type": "synthetic-atari", **CATCH},
                         description="the ALE paper's breadth-first search planner on the emulator's clone/restore"))
-    register(AgentEntry(name="uct", params=UCTParams, factory=make_uct,
+    register(AgentEntry(name="uct", params=UCTParams, factory=make_uct, example={"simulations": 6, "horizon_frames": 6},
+                        example_env={"type": "synthetic-atari", **CATCH},
                         description="the ALE paper's UCT planner (UCB1, random rollouts) on the emulator's clone/restore"))
 
 

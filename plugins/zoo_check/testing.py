@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from zoo import Registry, get_registry
 
-from .checks import Result, run_checks
+from .checks import run_checks
+from .results import Result
 
 
 def check_plugin(target: str, registry: Registry | None = None) -> list[Result]:

@@ -8,6 +8,8 @@ docs/algorithms/dice.md).
 
 from __future__ import annotations
 
+from zoo_learner.params import TINY_EXAMPLE
+
 from zoo import AgentEntry, ZooError, hookimpl
 
 from .params import DiCEParams
@@ -35,5 +37,5 @@ def make_dice(params: DiCEParams, context):
 
 @hookimpl
 def register_agents(register):
-    register(AgentEntry(name="dice", params=DiCEParams, factory=make_dice, behavior_space=True,
+    register(AgentEntry(name="dice", params=DiCEParams, factory=make_dice, behavior_space=True, example=TINY_EXAMPLE,
                         description="DiCE: softmax(A / tau) behaviors, tau per episode from a bandit vote, tau-scaled PG, no entropy"))

@@ -8,6 +8,8 @@ more it stops playing them, which let GDI-I3 relapse on GOHR (docs/substrate.md)
 
 from __future__ import annotations
 
+from zoo_learner.params import TINY_EXAMPLE
+
 from zoo import AgentEntry, ZooError, hookimpl
 
 from .params import GDIParams
@@ -40,7 +42,7 @@ def _factory(heads: int):
 
 @hookimpl
 def register_agents(register):
-    register(AgentEntry(name="gdi-i3", params=GDIParams, factory=_factory(1), behavior_space=True,
+    register(AgentEntry(name="gdi-i3", params=GDIParams, factory=_factory(1), behavior_space=True, example=TINY_EXAMPLE,
                         description="GDI-I3: one advantage head, behaviors (1/tau1, 1/tau2, eps) chosen by a meta-controller"))
-    register(AgentEntry(name="gdi-h3", params=GDIParams, factory=_factory(2), behavior_space=True,
+    register(AgentEntry(name="gdi-h3", params=GDIParams, factory=_factory(2), behavior_space=True, example=TINY_EXAMPLE,
                         description="GDI-H3: two advantage heads (h_log and h_pow rewards) mixed by (1/tau1, 1/tau2, eps)"))

@@ -45,6 +45,14 @@ class PredefinedBoards:
         self._rng = np.random.default_rng(self.seed)
         self._queue: list[int] = []
 
+    def get_state(self) -> dict:
+        """Where the source is in its passes: its generator's state and the boards left of this pass."""
+        return {"rng": self._rng.bit_generator.state, "queue": [int(i) for i in self._queue]}
+
+    def set_state(self, state: dict) -> None:
+        self._rng.bit_generator.state = state["rng"]
+        self._queue = list(state["queue"])
+
     def next_board(self) -> Board:
         if not self._queue:
             self._queue = list(self._rng.permutation(len(self.boards)))

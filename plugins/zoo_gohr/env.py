@@ -29,9 +29,10 @@ from .vector.layout import ObservationLayout, decode_action
 class GohrEnv(gymnasium.Env):
     """One GOHR rule played on a stream of boards; an episode is one board, cut at `horizon` moves.
 
-    ``boards(seed)`` returns a board source (an object with ``next_board()``); the env makes a new
-    source whenever ``reset`` gets a seed, so a seed fixes the whole sequence of boards. The
-    ``action_masks()`` method (and ``info["action_mask"]``) marks the actions on occupied cells.
+    ``boards(seed)`` returns a board source (an object with ``next_board()``, ``get_state()`` and
+    ``set_state()``); the env makes a new source whenever ``reset`` gets a seed, so a seed fixes the whole
+    sequence of boards. The ``action_masks()`` method (and ``info["action_mask"]``) marks the actions on
+    occupied cells. ``get_state()``/``set_state()`` save and restore the env mid-episode.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
@@ -53,13 +54,22 @@ class GohrEnv(gymnasium.Env):
         self.moves = 0
         self.last_move = None  # the last move that addressed a piece (render.LastMove), for pictures
         self._window = None
+        self._start: dict[str, Any] | None = None  # the board source before this episode's board (get_state)
+        self._actions: list[int] = []
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if seed is not None or self._boards is None:
             board_seed = seed if seed is not None else int(self.np_random.integers(1, 2**62))
             self._boards = self._make_boards(board_seed)
-        board = options["board"] if options and "board" in options else self._boards.next_board()
+        given = options is not None and "board" in options
+        self._start = None if given else {"np_random": self.np_random.bit_generator.state,
+                                          "boards": self._boards.get_state()}
+        self._actions = []
+        return self._begin(options["board"] if given else self._boards.next_board())
+
+    def _begin(self, board) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode on `board` (a Board or its pieces): the first observation and info."""
         self.game = Game(self.rules, board if isinstance(board, Board) else Board(list(board)))
         self.moves = 0
         self._obs[:] = 0.0
@@ -77,6 +87,7 @@ class GohrEnv(gymnasium.Env):
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         pos, bucket = decode_action(int(action))
+        self._actions.append(int(action))
         result = self.game.move_at(pos, bucket)
         self.moves += 1
         if pos in self._at and self.render_mode in ("rgb_array", "human"):
@@ -92,6 +103,31 @@ class GohrEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         return self._obs.copy(), reward, terminated, truncated, self._info(result)
+
+    def get_state(self) -> dict[str, Any]:
+        """JSON-ready data from which :meth:`set_state` brings an env of the same rule and board settings to
+        this point: its generator and board source as this episode began, and the moves since (replayed)."""
+        if self.game is None:
+            return {"np_random": self.np_random.bit_generator.state, "episode": None}
+        if self._start is None:
+            raise ValueError("an episode begun on a board given to reset(options=...) has no state to save")
+        return {**self._start, "episode": self._actions.copy()}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.np_random.bit_generator.state = state["np_random"]
+        if state["episode"] is None:
+            self._boards, self.game = None, None
+            return
+        self._boards = self._make_boards(1)
+        self._boards.set_state(state["boards"])
+        self._start, self._actions = {"np_random": state["np_random"], "boards": state["boards"]}, []
+        self._begin(self._boards.next_board())
+        render_mode, self.render_mode = self.render_mode, None  # the replayed moves are not shown again
+        try:
+            for action in state["episode"]:
+                self.step(action)
+        finally:
+            self.render_mode = render_mode
 
     def action_masks(self) -> np.ndarray:
         """True for the actions that address an occupied cell."""

@@ -16,6 +16,7 @@ __all__ = ["BoardParams", "GohrEnvParams", "make_env", "make_vector_env"]
 @hookimpl
 def register_envs(register):
     register(EnvEntry(name="gohr", params=GohrEnvParams, factory=make_env, vector_factory=make_vector_env,
+                      example={"rule": "paper/color_match", "horizon": 30},
                       description=f"the Game of Hidden Rules ({ACTIONS} actions: cell x bucket)"))
 
 
@@ -23,7 +24,7 @@ def register_envs(register):
 def register_agents(register):
     from .web.recorded import HUMAN, HumanParams, refuse_training
 
-    register(AgentEntry(name=HUMAN, params=HumanParams, factory=refuse_training,
+    register(AgentEntry(name=HUMAN, params=HumanParams, factory=refuse_training, example=None,
                         description="people's recorded play (a 'zoo gohr serve' store) for leaderboards and "
                                     "reports; cannot be trained"))
 

@@ -50,7 +50,7 @@ def _random_player(params, context):
 
 @hookimpl
 def register_agents(register):
-    register(AgentEntry(name="random-legal", factory=_random_player,
+    register(AgentEntry(name="random-legal", factory=_random_player, example_env={"type": "gohr", "rule": "paper/color_match", "horizon": 30},
                         description="uniformly random legal moves (the env's action mask); never learns"))
 
 

@@ -47,7 +47,7 @@ def make_gym_env(params: GymEnvParams, seed: int | None):
 
 @hookimpl
 def register_envs(register):
-    register(EnvEntry(name="gym", params=GymEnvParams, factory=make_gym_env,
+    register(EnvEntry(name="gym", params=GymEnvParams, factory=make_gym_env, example={"id": "CartPole-v1"},
                       description="any gymnasium environment by id"))
 
 

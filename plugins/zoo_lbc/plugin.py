@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from zoo_learner.params import TINY_EXAMPLE
+
 from zoo import AgentEntry, MetaControllerEntry, ZooError, hookimpl
 
 from .bandits import VotingParams, VotingPopulation
@@ -29,7 +31,7 @@ def make_lbc(params: LBCParams, context):
 
 @hookimpl
 def register_agents(register):
-    register(AgentEntry(name="lbc", params=LBCParams, factory=make_lbc, behavior_space=True,
+    register(AgentEntry(name="lbc", params=LBCParams, factory=make_lbc, behavior_space=True, example=TINY_EXAMPLE,
                         description="LBC: N separately trained members mixed as sum omega_i softmax(tau_i A_i), psi per episode"))
 
 

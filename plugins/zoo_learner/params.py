@@ -128,6 +128,10 @@ PAPER_PRESET: dict[str, Any] = {
                   "eps": 1e-6, "clip_norm": 50.0},
 }
 
+#: The smallest settings that still train: 2 envs, batches of 2 sequences of 2 + 5 rows, a 16-unit MLP and an
+#: 8-unit LSTM; the example params of each substrate agent (``zoo check`` trains it with them in seconds).
+TINY_EXAMPLE: dict[str, Any] = {"num_envs": 2, "batch": 2, "length": 5, "burn_in": 2, "network": {"hidden": [16], "lstm": 8}}
+
 #: The papers' settings scaled to a few CPU cores (docs/algorithms/substrate.md): 8 actors stepped in one
 #: process, sequences of 10 + 20 rows, batch 16, an MLP (vectors) or one-block IMPALA torso and an LSTM of
 #: 64 units, learning rate 1e-3; each agent sets its own warm-up fraction and discounts.

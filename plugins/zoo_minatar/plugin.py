@@ -16,5 +16,5 @@ def make_minatar_env(params: MinAtarParams, seed: int | None):
 
 @hookimpl
 def register_envs(register):
-    register(EnvEntry(name="minatar", params=MinAtarParams, factory=make_minatar_env,
+    register(EnvEntry(name="minatar", params=MinAtarParams, factory=make_minatar_env, example={"game": "breakout"},
                       description="a MinAtar game: 10x10 channels-first 0/1 frames, Atari-like rewards"))

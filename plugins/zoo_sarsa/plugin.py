@@ -106,4 +106,6 @@ def register_agents(register):
     from .agent import SarsaParams
 
     register(AgentEntry(name="sarsa", params=SarsaParams, factory=make_sarsa,
+                        example={"features": {"type": "gohr-paper"}, "reward_norm": "none"},
+                        example_env={"type": "gohr", "rule": "paper/color_match", "horizon": 30},
                         description="SARSA(lambda), replacing traces, linear over any feature map"))

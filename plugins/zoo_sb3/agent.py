@@ -238,11 +238,19 @@ class SB3Agent(Agent):
 
 
 class EpisodeRecorder(gymnasium.Wrapper):
-    """Remembers how the episode in progress began and the actions since, so that a fresh env can replay it."""
+    """Remembers how the episode in progress began and the actions since, so that a fresh env can replay it.
+
+    An unseeded reset starts from what the env was before it: the env's own ``get_state()`` when it has
+    one (GOHR's boards come from a generator of their own), else its ``np_random``.
+    """
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        random = None if seed is not None else self.env.unwrapped.np_random.bit_generator.state
-        self._start = {"seed": seed, "np_random": random, "options": options}
+        unwrapped = self.env.unwrapped
+        self._start = {"seed": seed, "options": options}
+        if seed is None and _has_state(unwrapped):
+            self._start["env"] = unwrapped.get_state()
+        elif seed is None:
+            self._start["np_random"] = unwrapped.np_random.bit_generator.state
         self._actions: list[Any] = []
         return self.env.reset(seed=seed, options=options)
 
@@ -256,12 +264,19 @@ class EpisodeRecorder(gymnasium.Wrapper):
     def replay(self, recording: dict[str, Any]) -> None:
         """Bring this env (a fresh copy) to where the recorded one was: same reset, same actions."""
         start = recording["start"]
-        if start["seed"] is None:
+        if "env" in start:
+            self.env.unwrapped.set_state(start["env"])
+        elif start["seed"] is None:
             self.env.unwrapped.np_random.bit_generator.state = start["np_random"]
         self.reset(seed=start["seed"], options=start["options"])
         dtype = getattr(self.action_space, "dtype", None)
         for action in recording["actions"]:
             self.step(np.asarray(action, dtype=dtype))
+
+
+def _has_state(env) -> bool:
+    """Whether `env` saves and restores its whole state (``get_state``/``set_state``, docs/plugins.md)."""
+    return callable(getattr(env, "get_state", None)) and callable(getattr(env, "set_state", None))
 
 
 def _frame_stacker(env):

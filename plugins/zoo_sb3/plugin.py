@@ -22,6 +22,21 @@ ALGORITHMS = {
     "qrdqn": ("sb3_contrib", "QRDQN", P.QRDQNParams, "sb3-contrib QR-DQN (quantile regression DQN)"),
 }
 
+#: env blocks of the examples (``zoo check`` trains each agent's example there)
+CARTPOLE, PENDULUM = {"type": "gym", "id": "CartPole-v1"}, {"type": "gym", "id": "Pendulum-v1"}
+GOHR = {"type": "gohr", "rule": "paper/color_match", "horizon": 30}  # action masks, as maskable-ppo needs
+#: agent name -> (the params of a small, quick example, the env block it trains on)
+EXAMPLES = {
+    "ppo": ({"n_steps": 64, "batch_size": 32, "n_epochs": 2}, CARTPOLE),
+    "a2c": ({"n_steps": 8}, CARTPOLE),
+    "dqn": ({"learning_starts": 50, "buffer_size": 500}, CARTPOLE),
+    "sac": ({"learning_starts": 50, "buffer_size": 500, "batch_size": 16}, PENDULUM),
+    "td3": ({"learning_starts": 50, "buffer_size": 500, "batch_size": 16}, PENDULUM),
+    "maskable-ppo": ({"n_steps": 32, "batch_size": 16, "n_epochs": 2}, GOHR),
+    "recurrent-ppo": ({"n_steps": 32, "batch_size": 16, "n_epochs": 2}, CARTPOLE),
+    "qrdqn": ({"learning_starts": 50, "buffer_size": 500}, CARTPOLE),
+}
+
 #: rl-baselines3-zoo's search spaces, one file per agent that has one
 SEARCH_SPACES = Path(__file__).parent / "search_spaces"
 
@@ -40,7 +55,9 @@ def _factory(module: str, class_name: str):
 @hookimpl
 def register_agents(register):
     for name, (module, class_name, params, description) in ALGORITHMS.items():
-        register(AgentEntry(name=name, params=params, factory=_factory(module, class_name), description=description))
+        example, env = EXAMPLES[name]
+        register(AgentEntry(name=name, params=params, factory=_factory(module, class_name), description=description,
+                            example=example, example_env=env))
 
 
 @hookimpl

@@ -189,6 +189,13 @@ class BoardGenerator:
         self.crowded = crowded
         self.images = sorted(dict(images).items()) if images is not None else None
 
+    def get_state(self) -> int:
+        """Where the generator is in its stream of boards (its ``java.util.Random`` state)."""
+        return self.rng.state
+
+    def set_state(self, state: int) -> None:
+        self.rng = JavaRandom.from_state(state)
+
     def _cells(self, n: int) -> list[int]:
         if self.crowded:
             return sorted(c + 1 for c in self.rng.next_ints([CELLS] * n))

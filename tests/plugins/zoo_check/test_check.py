@@ -9,10 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import Field
+from zoo_check.checks import run_checks
 from zoo_check.testing import check_plugin
 
 import zoo.registry
-from zoo import AgentEntry, EnvEntry, MetaControllerEntry, hookimpl
+from zoo import AgentEntry, EnvEntry, MetaControllerEntry, Params, hookimpl, seeded_env
 from zoo.cli import main
 from zoo.registry import Registry
 
@@ -55,7 +57,7 @@ def test_the_example_plugin_passes(example):
         ("environment example:corridor", "gymnasium check_env"),
         ("environment example:corridor", "same seed, same episode"),
         ("agent example:tabular-q", "same seed, same numbers"),
-        ("agent example:tabular-q", "save/load round trip (interrupted at a checkpoint, resumed)"),
+        ("agent example:tabular-q", "save/load round trip (stopped half-way, resumed)"),
         ("command example:corridor", "registered"),
     }
 
@@ -63,7 +65,7 @@ def test_the_example_plugin_passes(example):
 def test_cheap_built_in_plugins_pass(capsys, monkeypatch):
     registry = Registry()
     registry.load_entry_points()
-    for target in ("bandits", "gohr", "gym", "minatar"):  # gohr: rule sets; the envs and human agent are skipped
+    for target in ("gohr", "minatar"):  # envs and rule sets; plugins that train: test_every_built_in_plugin_passes
         code, failed = failures(capsys, target, registry, monkeypatch)
         assert (code, failed) == (0, [])
 
@@ -113,19 +115,164 @@ def test_an_agent_claiming_exact_resume_that_is_not_fails_it(example, capsys, mo
                                 "than the first, from row ")
 
 
-def test_a_meta_controller_that_forgets_its_generator_fails_the_state_check(capsys, monkeypatch):
+def registry_with_forgetful() -> Registry:
+    """The installed plugins and `mini`, whose meta-controller `forgetful` keeps a generator of its own and restores
+    nothing: resumed, its choices are not those of an uninterrupted run."""
     registry = Registry()
     registry.load_entry_points()
     good = registry.get("meta_controller", "uniform")
 
     def forgetful(params, space, rng):
-        control = good.factory(params, space, rng)
-        control.load_state_dict = lambda state: None  # restores nothing
+        control = good.factory(params, space, np.random.default_rng(int(rng.integers(2**32))))
+        control.load_state_dict = lambda state: None
         return control
 
     registry.add("mini", types.SimpleNamespace(register_meta_controllers=hookimpl(lambda register: register(
         MetaControllerEntry(name="forgetful", params=good.params, factory=forgetful)))))
-    code, failed = failures(capsys, "mini", registry, monkeypatch)
+    return registry
+
+
+def test_a_meta_controller_that_forgets_its_generator_fails_the_state_check(capsys, monkeypatch):
+    monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "gdi,lbc")  # on its own only (the runs under them: the test below)
+    code, failed = failures(capsys, "mini", registry_with_forgetful(), monkeypatch)
     assert code == 1
     assert [line.partition(" (")[0] for line in failed] == [
         "FAIL meta-controller mini:forgetful: state_dict restores its future choices"]
+
+
+@pytest.mark.slow  # gdi-i3 and lbc trained twice each, about 5 seconds
+def test_a_meta_controller_that_forgets_its_generator_fails_under_gdi_and_lbc(capsys, monkeypatch):
+    """The substrate agents claim exact resume: driven by it, a resumed run writes other metrics."""
+    code, failed = failures(capsys, "mini", registry_with_forgetful(), monkeypatch)
+    assert code == 1
+    assert [line.partition(" (")[0] for line in failed] == [
+        "FAIL meta-controller mini:forgetful: state_dict restores its future choices",
+        "FAIL meta-controller mini:forgetful: drives gdi-i3",
+        "FAIL meta-controller mini:forgetful: drives lbc"]
+    assert all("(the resumed run wrote other metrics than the first, from row" in line for line in failed[1:])
+
+
+@pytest.mark.parametrize(("mode", "picture", "failed"), [
+    ("rgb_array", (4, 8, 3), []),
+    ("rgb_array", (4, 8), ["FAIL environment mini:bad-corridor: render mode rgb_array "
+                           "(render() after reset returned an array of shape (4, 8), not (height, width, 3))"]),
+    ("rgb_array_list", (4, 8, 3), []),
+    ("rgb_array_list", (4, 8), ["FAIL environment mini:bad-corridor: render mode rgb_array_list "
+                                "(render() after reset returned a list holding an array of shape (4, 8), not (height, width, 3))"]),
+])
+def test_each_render_mode_it_claims_is_checked(mode, picture, failed, example, capsys, monkeypatch):
+    class Pictured(example.corridor.CorridorEnv):
+        metadata = {"render_modes": ["human", "ansi", mode]}
+
+        def render(self):
+            frame = np.zeros(picture, dtype=np.uint8)
+            if self.render_mode == mode:
+                return frame if mode == "rgb_array" else [frame, frame]
+            return super().render()  # ansi: the corridor as text
+
+    code, lines = failures(capsys, "mini", registry_with("mini", env_plugin(example, Pictured)), monkeypatch)
+    assert (code, lines) == (1 if failed else 0, failed)
+
+
+class LengthParams(Params):
+    length: int = Field(ge=2, description="cells (required)")
+
+
+def needy_plugin(package, built: list, **declared) -> types.SimpleNamespace:
+    """A plugin whose env's params have a required field; `built` collects the length of every env it builds."""
+    def factory(params, seed):
+        built.append(params.length)
+        return package.corridor.CorridorEnv(package.corridor.CorridorParams(length=params.length))
+
+    return types.SimpleNamespace(register_envs=hookimpl(lambda register: register(EnvEntry(
+        name="needy", params=LengthParams, factory=factory, description="a corridor; no length, no corridor",
+        **declared))))
+
+
+@pytest.mark.parametrize(("declared", "status", "reason"), [
+    ({}, "SKIP", "its params need values (length) that no check can guess; declare them with example={...} on the entry"),
+    ({"example": None}, "SKIP", "it declares no example (example=None): a corridor; no length, no corridor"),
+    ({"example": {"length": 1}}, "FAIL", "length: Input should be greater than or equal to 2"),
+])
+def test_an_entry_without_a_usable_example_is_skipped_or_failed_saying_why(declared, status, reason, example):
+    built = []
+    results = list(run_checks("mini", registry_with("mini", needy_plugin(example, built, **declared))))
+    assert [(r.status, r.reason) for r in results] == [(status, reason)]
+    assert built == []
+
+
+def test_an_env_is_checked_with_its_example(example):
+    built = []
+    results = check_plugin("mini", registry_with("mini", needy_plugin(example, built, example={"length": 5})))
+    assert {r.check for r in results if r.status == "PASS"} == {
+        "gymnasium check_env", "same seed, same episode", "finite rewards, observations in the space"}
+    assert built and set(built) == {5}
+
+
+def test_an_agent_trains_on_its_example_env(example):
+    """An agent that plays only envs with action masks, though it builds on any, as SB3's maskable-ppo: its
+    plugin's first env has none, its example_env has them."""
+    class Masked(example.corridor.CorridorEnv):
+        def action_masks(self):
+            return np.array([self.position > 0, True])
+
+    class MaskingQ(example.qlearning.QLearningAgent):
+        def learn(self, steps):
+            assert hasattr(self.env, "action_masks"), "this agent plays only envs with action masks"
+            super().learn(steps)
+
+    params = example.corridor.CorridorParams
+    plugin = types.SimpleNamespace(
+        register_envs=hookimpl(lambda register: [register(EnvEntry(
+            name=name, params=params, factory=lambda p, seed, env=env: seeded_env(env(p), seed))) for name, env in
+            (("corridor", example.corridor.CorridorEnv), ("masked", Masked))]),
+        register_agents=hookimpl(lambda register: register(AgentEntry(
+            name="masking-q", params=example.qlearning.QLearningParams, factory=MaskingQ,
+            example={"epsilon": 0.3}, example_env={"type": "mini:masked", "length": 5}))))
+    results = check_plugin("mini:masking-q", registry_with("mini", plugin))
+    assert ("PASS", "trains 300 steps on mini:masked 5") in {(r.status, r.check) for r in results}
+    assert [r.check for r in results if r.status == "SKIP"] == ["exact resume"]  # the example agent claims none
+
+
+def test_without_the_substrate_agents_a_meta_controller_is_checked_on_its_own(monkeypatch):
+    monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "gdi,lbc")
+    registry = Registry()
+    registry.load_entry_points()
+    results = list(run_checks("bandits:ucb1", registry))
+    assert [(r.status, r.check, r.reason) for r in results if r.check.startswith("drives")] == [
+        ("SKIP", "drives gdi-i3", "the agent gdi:gdi-i3 is not installed (its plugin is not loaded)"),
+        ("SKIP", "drives lbc", "the agent lbc:lbc is not installed (its plugin is not loaded)")]
+    assert all(r.status == "PASS" for r in results if not r.check.startswith("drives"))
+
+
+#: the skips of built-in entries that their plugins declare: (subject, check) -> reason
+DECLARED_SKIPS = {
+    ("agent gohr:human", "contract"): "it declares no example (example=None): people's recorded play (a 'zoo gohr "
+                                      "serve' store) for leaderboards and reports; cannot be trained",
+    **{(f"agent dqn:{name}", "evaluation"): "the agent has no evaluation mode: it keeps Agent.evaluate"
+       for name in ("gohr-linear-dqn", "gohr-mlp-dqn")},
+    **{(f"agent {name}", "exact resume"): "the agent does not claim exact_resume"
+       for name in ("atari:ale-baseline", "gohr-study:random-legal")},
+    ("plugin learner", "contract"): "it registers no entries and no commands",  # the substrate the agents build on
+}
+
+
+@pytest.mark.slow  # every built-in plugin checked, about 2 minutes
+def test_every_built_in_plugin_passes():
+    """No check fails, and every skip is a kind of entry the zoo has no checks for or one its plugin declares."""
+    registry = Registry()
+    registry.load_entry_points()
+    skips = {}
+    for plugin in sorted(name for name, info in registry.plugins.items() if info.builtin):
+        for result in check_plugin(plugin, registry):  # raises, listing the failed checks
+            if result.status == "SKIP" and not result.reason.startswith("the zoo has no checks for "):
+                skips[(result.subject, result.check)] = result.reason
+    assert skips == DECLARED_SKIPS
+
+
+def test_an_agent_whose_example_env_is_not_installed_is_skipped_saying_so(monkeypatch):
+    monkeypatch.setenv("ZOO_DISABLE_PLUGINS", "gohr,gohr-study")  # gohr-study builds on gohr
+    registry = Registry()
+    registry.load_entry_points()
+    assert [(r.status, r.check, r.reason) for r in run_checks("dqn:gohr-mlp-dqn", registry)] == [
+        ("SKIP", "contract", "the env of its example_env, gohr, is not installed (its plugin is not loaded)")]

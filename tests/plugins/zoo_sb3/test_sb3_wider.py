@@ -77,6 +77,30 @@ def test_maskable_ppo_samples_only_the_actions_the_gohr_mask_allows(tmp_path):
     _close(built)
 
 
+def test_a_checkpoint_restores_the_gohr_env_mid_stream(tmp_path):
+    """GOHR draws its boards from a generator of its own, so the env's np_random alone cannot bring a fresh env
+    to the board in play: its get_state can. After a checkpoint four boards in, the loaded agent's env plays on
+    exactly as the saved one (the boards after it too)."""
+    agent = "{type: maskable-ppo, n_steps: 32, batch_size: 32, n_epochs: 1}"
+    first = _build(tmp_path, "a", GOHR, agent)
+    first.agent.learn(64)  # episodes of at most 20 moves: the fourth board or later is in play
+    path = save_checkpoint(first.agent, tmp_path / "ckpt", keep=1)
+    second = _build(tmp_path, "b", GOHR, agent, seed=4)
+    second.agent.load(path / "agent")
+
+    def play(env) -> list:
+        actions, seen = np.random.default_rng(0), []
+        for _ in range(60):
+            obs, reward, terminated, truncated, _ = env.step(int(actions.choice(np.flatnonzero(env.unwrapped.action_masks()))))
+            seen.append((obs.tolist(), reward))
+            if terminated or truncated:
+                seen.append(env.reset()[0].tolist())
+        return seen
+
+    assert play(second.agent.model.env.envs[0]) == play(first.agent.model.env.envs[0])
+    _close(first, second)
+
+
 def test_a_linear_schedule_falls_to_zero_over_the_trial_budget(tmp_path):
     built = _build(tmp_path, "lin", CARTPOLE, "{type: ppo, n_steps: 64, batch_size: 64, n_epochs: 1, learning_rate: lin_1e-3}")
     built.agent.learn(200)  # four rollouts of 64 steps: the last update ran at 256 of 400 steps
