@@ -253,7 +253,6 @@ DECLARED_SKIPS = {
        for name in ("gohr-linear-dqn", "gohr-mlp-dqn")},
     **{(f"agent {name}", "exact resume"): "the agent does not claim exact_resume"
        for name in ("atari:ale-baseline", "gohr-study:random-legal")},
-    ("plugin learner", "contract"): "it registers no entries and no commands",  # the substrate the agents build on
 }
 
 
