@@ -98,12 +98,9 @@ def _field_without_schema(params: type[BaseModel]) -> str | None:
         try:
             TypeAdapter(info.annotation).json_schema()
         except Exception:
-            return f"field '{name}' of type {_type_name(info.annotation)}"
+            type_name = getattr(info.annotation, "__name__", None) or str(info.annotation).replace("typing.", "")
+            return f"field '{name}' of type {type_name}"
     return None
-
-
-def _type_name(annotation: Any) -> str:
-    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
 
 
 def _defaults_problem(params: type[BaseModel]) -> str | None:
@@ -130,13 +127,13 @@ def _defaults_problem(params: type[BaseModel]) -> str | None:
     return None
 
 
-def hook_lint(plugin: Any, hook_names: list[str], project: str) -> list[str]:
+def hook_lint(plugin: Any, hook_names: list[str]) -> list[str]:
     """Warnings about functions of `plugin` that look like hooks but that the zoo will never call.
 
     A function named like a hook (``register_*`` or close to a hook's name) that is not marked with
     ``hookimpl``, and a marked one whose name is no hook; each with a did-you-mean.
     """
-    marker = f"{project}_impl"
+    marker = f"{PROJECT}_impl"
     home = getattr(plugin, "__name__", None) if inspect.ismodule(plugin) else None
     warnings = []
     for name in sorted(dir(plugin)):

@@ -180,7 +180,7 @@ class Registry:
             return False
         for kind in declared:
             self._add_entry(name, "kind", kind, builtin)
-        for warning in hook_lint(plugin, self.known_hooks(), hookspecs.PROJECT):
+        for warning in hook_lint(plugin, self.known_hooks()):
             log.warning("plugin '%s': %s", name, warning)
         for kind, items in collected.items():
             for entry in items if kind in self.kinds else ():  # the entries of a kind refused are dropped with it
