@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .entries import BackendEntry, BackendParams, DocumentEntry, Entry, KindEntry, ReporterEntry
+from .entries import BackendEntry, BackendParams, DocumentEntry, Entry, KindEntry
 from .errors import did_you_mean
 from .hookspecs import PROJECT
 
@@ -30,9 +30,7 @@ def entry_problem(entry: Entry) -> str | None:
         return f"its name must be a non-empty string without surrounding spaces, got {entry.name!r}"
     if ":" in entry.name:
         return f"its name may not hold ':', which separates a plugin from a name (PLUGIN:NAME), got {entry.name!r}"
-    callables = {
-        DocumentEntry: ("validate",), ReporterEntry: ("report",), KindEntry: (),
-    }.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())
+    callables = {DocumentEntry: ("validate",), KindEntry: ()}.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())
     for attribute in callables:
         if not callable(getattr(entry, attribute)):
             return f"its {attribute} must be callable, got {type(getattr(entry, attribute)).__name__}"
