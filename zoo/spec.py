@@ -68,15 +68,6 @@ def refuse_lax_scalars(cls, value: Any, info: ValidationInfo) -> Any:
     return value
 
 
-def strict_scalars_of(params: type[BaseModel]) -> dict[str, Any]:
-    """A namespace entry that makes a subclass of `params` check its scalar fields with `refuse_lax_scalars`."""
-    names = [name for name, field in getattr(params, "model_fields", {}).items()
-             if name != "type" and (_scalar_kinds(field.annotation) or _item_kinds(field.annotation))]
-    if not names:
-        return {}
-    return {"_strict_scalars": field_validator(*names, mode="before", check_fields=False)(refuse_lax_scalars)}
-
-
 _STRICT_MODELS: dict[type[BaseModel], type[BaseModel]] = {}
 
 
@@ -87,7 +78,10 @@ def strict_model(model: type[BaseModel]) -> type[BaseModel]:
         _STRICT_MODELS[model] = model  # a model nested in itself stays as it is below
         nested = {name: (strict, _strict_defaults(field)) for name, field in model.model_fields.items()
                   if (strict := _strict_annotation(field.annotation)) is not field.annotation}
-        validators = strict_scalars_of(model)
+        scalars = [name for name, field in model.model_fields.items()
+                   if name != "type" and (_scalar_kinds(field.annotation) or _item_kinds(field.annotation))]
+        validators = ({"_strict_scalars": field_validator(*scalars, mode="before", check_fields=False)(refuse_lax_scalars)}
+                      if scalars else {})
         if nested or validators:
             _STRICT_MODELS[model] = create_model(model.__name__, __base__=model, __module__=model.__module__,
                                                  __doc__=model.__doc__, __validators__=validators, **nested)
