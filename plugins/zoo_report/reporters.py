@@ -1,8 +1,7 @@
 """Reporters: the kind of entry ``reporter``, reports on runs of given environments.
 
 The report plugin declares the kind (``register_kinds``), and plugins contribute reporters through its
-``register_reporters`` hook (Atari's normalised scores, GOHR's cumulative errors). ``zoo report`` and
-``zoo compare`` use the reporter whose ``envs`` names a run's environment.
+``register_reporters`` hook (Atari's normalised scores, GOHR's cumulative errors).
 """
 
 from __future__ import annotations
