@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 from zoo_gohr import rule_sets
+from zoo_report import reporters
 
 from zoo import hookspecs
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "hooks.md"
 #: hook modules of the kinds built-in plugins declare (register_kinds), with the plugin that declares each
-PLUGIN_HOOKS = [("zoo_gohr", rule_sets)]
+PLUGIN_HOOKS = [("zoo_gohr", rule_sets), ("zoo_report", reporters)]
 
 
 def render() -> str:

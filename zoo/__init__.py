@@ -30,7 +30,6 @@ from .entries import (
     MetaControllerEntry,  # a meta-controller: factory(params, behavior_space, rng) -> MetaController
     NoParams,  # the params of an entry that takes none
     Params,  # the base of every params model: unknown keys are errors
-    ReporterEntry,  # a report on runs of some environments
     TrackerEntry,  # an experiment tracker (TensorBoard, MLflow, W&B) that a spec's logging block selects
     seeded_env,  # an env as factories return it: reset with the seed, its action space seeded
 )
@@ -145,7 +144,7 @@ __all__ = [
     "hookimpl", "hookspec",
     # entries and params
     "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "DocumentEntry", "Entry", "EnvEntry",
-    "FeatureEntry", "KindEntry", "MetaControllerEntry", "NoParams", "Params", "ReporterEntry", "TrackerEntry", "seeded_env",
+    "FeatureEntry", "KindEntry", "MetaControllerEntry", "NoParams", "Params", "TrackerEntry", "seeded_env",
     # agents and behavior spaces
     "Agent", "EpisodeResets", "TrialContext",
     "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "MetaController", "MetaControllerFactory",

@@ -19,13 +19,9 @@ app = typer.Typer(
 )
 
 
-class _State:
-    debug = False
-
-
 @app.callback()
 def _options(debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors and of plugins that fail to load.")) -> None:
-    _State.debug = debug
+    pass  # declared for --help and parsing; `main` reads --debug itself (`_global_options_first`)
 
 
 def _runs_dir_option():

@@ -83,7 +83,7 @@ class ProgressBar:
     OPTIONAL = (("returns", 26), ("remaining", 8), ("bar", 12), ("elapsed", 8))
 
     def __init__(self, *, enabled: bool, label: str, trials: int, amount: int, unit: str, console=None):
-        self.enabled, self.label = enabled, label
+        self.enabled, self.name = enabled, short_name(label, self.NAME_WIDTH)
         self.unit, self.amount, self.trials = unit, amount, trials
         self.per_trial: dict[int, int] = {}
         self.running: dict[int, Running] = {}
@@ -115,16 +115,15 @@ class ProgressBar:
             return self
         self._progress = self._rich_progress(console)
         self._progress.__enter__()
-        self._task = self._progress.add_task(escape(short_name(self.label, self.NAME_WIDTH)), total=self.total, returns="")
+        self._task = self._progress.add_task(escape(self.name), total=self.total, returns="")
         return self
 
     def _rich_progress(self, console):
         """A rich Progress whose columns fit the console's width, the optional ones kept by priority."""
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        name = short_name(self.label, self.NAME_WIDTH)
         digits = len(str(self.total))
-        room = console.width - len(name) - (2 * digits + 2 + len(self.unit)) - 2
+        room = console.width - len(self.name) - (2 * digits + 2 + len(self.unit)) - 2
         kept = set()
         for part, width in self.OPTIONAL:
             if width + 1 <= room:
@@ -158,7 +157,7 @@ class ProgressBar:
             return
         self._last_line = (now, done)
         elapsed = int(now - self._started)
-        line = f"{short_name(self.label, self.NAME_WIDTH)}: {done}/{total} {self.unit} ({100 * done // total}%)" \
+        line = f"{self.name}: {done}/{total} {self.unit} ({100 * done // total}%)" \
                f" {elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d} {self.returns_text()}"
         self._console.print(line.rstrip(), markup=False, highlight=False, soft_wrap=True)
 

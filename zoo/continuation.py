@@ -18,11 +18,11 @@ from pathlib import Path
 
 from .checkpoints import Checkpoint, newest_first
 from .errors import ZooError
+from .metrics import METRICS_FILE
 from .overrides import Overrides
 from .registry import Registry
 from .store import RunFolder, find_run
 
-METRICS = "metrics.jsonl"
 #: the checkpoints a continuation starts from: each trial group's final one, or its best evaluation's
 CHECKPOINTS = ("last", "best")
 
@@ -72,10 +72,10 @@ def continue_run(parent_ref: str, registry: Registry, runs_dir: Path, run_dir: P
             target.mkdir(parents=True, exist_ok=True)
             shutil.copytree(checkpoint.path, target / checkpoint.path.name)
             for trial in group:
-                metrics = parent.trial_dir(trial) / METRICS
+                metrics = parent.trial_dir(trial) / METRICS_FILE
                 if metrics.exists():
                     folder.trial_dir(trial).mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(metrics, folder.trial_dir(trial) / METRICS)
+                    shutil.copyfile(metrics, folder.trial_dir(trial) / METRICS_FILE)
     except OSError as exc:
         shutil.rmtree(folder.path, ignore_errors=True)
         raise ZooError(f"{folder.path}: cannot copy the parent's checkpoints ({exc}); nothing was kept") from None

@@ -59,15 +59,11 @@ def blame(exc: BaseException, agent: Suspect, others: tuple[Suspect, ...] = ()) 
     if fault is not None:
         plugin, name, call = fault
         return _failure(f"plugin {plugin}, env {name}, {call}", exc, frames)
-    for other in others:
-        if other.package != agent.package:
-            own = [frame for frame in frames if _package(frame[0]) == other.package]
-            if own:
-                return _failure(f"plugin {other.plugin}, {_label(other.kind)} {other.name}, {own[0][2]}", exc, own)
-    own = [frame for frame in frames if _package(frame[0]) == agent.package]
-    if not own:
-        return None
-    return _failure(f"plugin {agent.plugin}, {_label(agent.kind)} {agent.name}, {own[0][2]}", exc, own)
+    for culprit in (*(other for other in others if other.package != agent.package), agent):
+        own = [frame for frame in frames if _package(frame[0]) == culprit.package]
+        if own:
+            return _failure(f"plugin {culprit.plugin}, {_label(culprit.kind)} {culprit.name}, {own[0][2]}", exc, own)
+    return None
 
 
 def checked_env(env: Any, plugin: str, name: str) -> Any:

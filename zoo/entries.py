@@ -87,19 +87,6 @@ class FeatureEntry(Entry):
 
 
 @dataclass(frozen=True)
-class ReporterEntry(Entry):
-    """Reports on runs of some environments.
-
-    ``report(runs: list[RunFolder], out: Path) -> list[Path]`` writes figures and tables into ``out``;
-    ``compare(a: RunFolder, b: RunFolder) -> str``, when given, compares two runs for ``zoo compare``.
-    """
-
-    envs: tuple[str, ...] = ()
-    report: Callable[..., Any] | None = None
-    compare: Callable[..., Any] | None = None
-
-
-@dataclass(frozen=True)
 class DocumentEntry(Entry):
     """A kind of YAML file besides run specs that ``zoo validate`` recognises and checks (a study, a board).
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .entries import BackendEntry, BackendParams, DocumentEntry, Entry, KindEntry, ReporterEntry
+from .entries import BackendEntry, BackendParams, DocumentEntry, Entry, KindEntry
 from .errors import did_you_mean
 from .hookspecs import PROJECT
 
@@ -30,9 +30,7 @@ def entry_problem(entry: Entry) -> str | None:
         return f"its name must be a non-empty string without surrounding spaces, got {entry.name!r}"
     if ":" in entry.name:
         return f"its name may not hold ':', which separates a plugin from a name (PLUGIN:NAME), got {entry.name!r}"
-    callables = {
-        DocumentEntry: ("validate",), ReporterEntry: ("report",), KindEntry: (),
-    }.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())
+    callables = {DocumentEntry: ("validate",), KindEntry: ()}.get(type(entry), ("factory",) if hasattr(entry, "factory") else ())
     for attribute in callables:
         if not callable(getattr(entry, attribute)):
             return f"its {attribute} must be callable, got {type(getattr(entry, attribute)).__name__}"
@@ -98,12 +96,9 @@ def _field_without_schema(params: type[BaseModel]) -> str | None:
         try:
             TypeAdapter(info.annotation).json_schema()
         except Exception:
-            return f"field '{name}' of type {_type_name(info.annotation)}"
+            type_name = getattr(info.annotation, "__name__", None) or str(info.annotation).replace("typing.", "")
+            return f"field '{name}' of type {type_name}"
     return None
-
-
-def _type_name(annotation: Any) -> str:
-    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
 
 
 def _defaults_problem(params: type[BaseModel]) -> str | None:
@@ -130,13 +125,13 @@ def _defaults_problem(params: type[BaseModel]) -> str | None:
     return None
 
 
-def hook_lint(plugin: Any, hook_names: list[str], project: str) -> list[str]:
+def hook_lint(plugin: Any, hook_names: list[str]) -> list[str]:
     """Warnings about functions of `plugin` that look like hooks but that the zoo will never call.
 
     A function named like a hook (``register_*`` or close to a hook's name) that is not marked with
     ``hookimpl``, and a marked one whose name is no hook; each with a did-you-mean.
     """
-    marker = f"{project}_impl"
+    marker = f"{PROJECT}_impl"
     home = getattr(plugin, "__name__", None) if inspect.ismodule(plugin) else None
     warnings = []
     for name in sorted(dir(plugin)):

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
         FeatureEntry,
         KindEntry,
         MetaControllerEntry,
-        ReporterEntry,
         TrackerEntry,
     )
 
@@ -75,14 +74,6 @@ def register_kinds(register: Callable[[KindEntry], None]) -> None:
 @hookspec
 def register_features(register: Callable[[FeatureEntry], None]) -> None:
     """Contribute feature maps for linear agents: ``register(FeatureEntry(...))``."""
-
-
-@hookspec
-def register_reporters(register: Callable[[ReporterEntry], None]) -> None:
-    """Contribute reports for runs of given environments: ``register(ReporterEntry(...))``.
-
-    ``zoo report`` and ``zoo compare`` use the reporter whose ``envs`` names a run's environment.
-    """
 
 
 @hookspec

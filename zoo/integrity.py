@@ -13,6 +13,7 @@ trial's progress in its budget) and which rows it lost.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -65,11 +66,7 @@ class TrialLedger:
 
 def trial_ledger(run_path: Path, trial: int) -> TrialLedger | None:
     """The row ledger of a trial's newest intact checkpoint; None without one, or if it predates ledgers."""
-    found = _checkpoint_root(Path(run_path), trial)
-    if found is None:
-        return None
-    root, index = found
-    for _, path in reversed(list(iter_checkpoints(root))):
+    for path, index in _newest_checkpoints(Path(run_path), trial):
         try:
             verify(path)
             progress = read_json(path / PROGRESS, dict)
@@ -85,16 +82,18 @@ def trial_ledger(run_path: Path, trial: int) -> TrialLedger | None:
     return None
 
 
-def _checkpoint_root(run_path: Path, trial: int) -> tuple[Path, int] | None:
-    """Where a trial's checkpoints are and its position in them: its own folder, or its batch's (`zoo.trials.group_dir`)."""
-    own = RunFolder(run_path).trial_dir(trial) / "checkpoints"
-    if own.is_dir():
-        return own, 0
-    for batch in sorted((run_path / "batches").glob("*-*")):
-        first, _, last = batch.name.partition("-")
-        if first.isdigit() and last.isdigit() and int(first) <= trial <= int(last):
-            return batch / "checkpoints", trial - int(first)
-    return None
+def _newest_checkpoints(run_path: Path, trial: int) -> Iterator[tuple[Path, int]]:
+    """A trial's checkpoints, newest first, each with the trial's position in it: those of its own folder, or of its
+    batch's (`zoo.trials.group_dir`)."""
+    root, index = RunFolder(run_path).trial_dir(trial) / "checkpoints", 0
+    if not root.is_dir():
+        for batch in sorted((run_path / "batches").glob("*-*")):
+            first, _, last = batch.name.partition("-")
+            if first.isdigit() and last.isdigit() and int(first) <= trial <= int(last):
+                root, index = batch / "checkpoints", trial - int(first)
+                break
+    for _, path in reversed(list(iter_checkpoints(root))):
+        yield path, index
 
 
 def lost_rows(folder: RunFolder, trials: int) -> list[RowLoss]:
@@ -173,11 +172,7 @@ def trial_progress(folder: RunFolder, trial: int) -> tuple[int, bool]:
 
 def _checkpoint_progress(run_path: Path, trial: int) -> int:
     """The progress a trial's newest readable checkpoint records (0 without one)."""
-    found = _checkpoint_root(run_path, trial)
-    if found is None:
-        return 0
-    root, index = found
-    for _, path in reversed(list(iter_checkpoints(root))):
+    for path, index in _newest_checkpoints(run_path, trial):
         try:
             return int(read_json(path / PROGRESS, dict)["done"][index])
         except (OSError, ZooError, KeyError, IndexError, TypeError, ValueError):

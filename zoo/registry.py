@@ -41,7 +41,6 @@ from .entries import (
     FeatureEntry,
     KindEntry,
     MetaControllerEntry,
-    ReporterEntry,
     TrackerEntry,
 )
 from .entry_checks import entry_problem, hook_lint
@@ -60,7 +59,6 @@ KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "agent": ("register_agents", AgentEntry, "agent"),
     "meta_controller": ("register_meta_controllers", MetaControllerEntry, "meta-controller"),
     "feature": ("register_features", FeatureEntry, "feature map"),
-    "reporter": ("register_reporters", ReporterEntry, "reporter"),
     "document": ("register_documents", DocumentEntry, "document kind"),
     "kind": ("register_kinds", KindEntry, "entry kind"),
     "backend": ("register_backends", BackendEntry, "backend"),
@@ -180,7 +178,7 @@ class Registry:
             return False
         for kind in declared:
             self._add_entry(name, "kind", kind, builtin)
-        for warning in hook_lint(plugin, self.known_hooks(), hookspecs.PROJECT):
+        for warning in hook_lint(plugin, self.known_hooks()):
             log.warning("plugin '%s': %s", name, warning)
         for kind, items in collected.items():
             for entry in items if kind in self.kinds else ():  # the entries of a kind refused are dropped with it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .metrics import read_metrics
+from .metrics import METRICS_FILE, read_metrics
 from .store import RunFolder
 
 FINAL_FRACTION = 0.1  # the final return of a trial: mean over its last 10% of episodes
@@ -14,7 +14,7 @@ def trial_returns(run: RunFolder) -> list[list[tuple[int, float]]]:
     """Per trial, the (step, return) of each training episode."""
     trials = []
     for trial_dir in sorted((run.path / "trials").glob("[0-9]*")):
-        rows = read_metrics(trial_dir / "metrics.jsonl")
+        rows = read_metrics(trial_dir / METRICS_FILE)
         trials.append([(row["step"], row["episode_return"]) for row in rows if row.get("episode_return") is not None])
     return trials
 

@@ -29,7 +29,7 @@ from .errors import RunFailed, ZooError
 from .integrity import account_for_rows
 from .overrides import Overrides
 from .registry import Registry
-from .spec import SpecBase, parse_spec, run_name
+from .spec import PLUGIN_BLOCKS, SpecBase, parse_spec, run_name
 from .store import RunFolder, create_run_folder, now
 from .tracking import TENSORBOARD, require_libraries
 from .trials import RESOLVED_SPEC, Interrupted, build_agent, load_run_spec, resumed_from, trial_context, trial_groups
@@ -79,11 +79,8 @@ def prepare_run(
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "plugins": plugin_manifest(registry),
-        "entries": {
-            block: registry.get(kind, getattr(spec, block).type).plugin
-            for block, kind in (("env", "env"), ("agent", "agent"), ("meta_controller", "meta_controller"))
-            if getattr(spec, block) is not None
-        },
+        "entries": {block: registry.get(kind, getattr(spec, block).type).plugin
+                    for block, kind in PLUGIN_BLOCKS.items() if getattr(spec, block) is not None},
     }
     return create_run_folder(target, files, manifest, unique=run_dir is None)
 
@@ -114,8 +111,7 @@ def preflight(spec: SpecBase, registry: Registry) -> bool:
     with tempfile.TemporaryDirectory(prefix="zoo-preflight-") as scratch:
         seeds = list(enumerate(spec.trial_seeds()))[: 2 if entry.batched_trials else 1]
         contexts = [blame_context(trial_context(spec, registry, seed=seed, trial=trial,
-                                                directory=Path(scratch) / str(trial),
-                                                resume_step=None), spec, registry)
+                                                directory=Path(scratch) / str(trial)), spec, registry)
                     for trial, seed in seeds]
         try:
             trainee = build_agent(spec, registry, contexts)

@@ -68,15 +68,6 @@ def refuse_lax_scalars(cls, value: Any, info: ValidationInfo) -> Any:
     return value
 
 
-def strict_scalars_of(params: type[BaseModel]) -> dict[str, Any]:
-    """A namespace entry that makes a subclass of `params` check its scalar fields with `refuse_lax_scalars`."""
-    names = [name for name, field in getattr(params, "model_fields", {}).items()
-             if name != "type" and (_scalar_kinds(field.annotation) or _item_kinds(field.annotation))]
-    if not names:
-        return {}
-    return {"_strict_scalars": field_validator(*names, mode="before", check_fields=False)(refuse_lax_scalars)}
-
-
 _STRICT_MODELS: dict[type[BaseModel], type[BaseModel]] = {}
 
 
@@ -87,7 +78,10 @@ def strict_model(model: type[BaseModel]) -> type[BaseModel]:
         _STRICT_MODELS[model] = model  # a model nested in itself stays as it is below
         nested = {name: (strict, _strict_defaults(field)) for name, field in model.model_fields.items()
                   if (strict := _strict_annotation(field.annotation)) is not field.annotation}
-        validators = strict_scalars_of(model)
+        scalars = [name for name, field in model.model_fields.items()
+                   if name != "type" and (_scalar_kinds(field.annotation) or _item_kinds(field.annotation))]
+        validators = ({"_strict_scalars": field_validator(*scalars, mode="before", check_fields=False)(refuse_lax_scalars)}
+                      if scalars else {})
         if nested or validators:
             _STRICT_MODELS[model] = create_model(model.__name__, __base__=model, __module__=model.__module__,
                                                  __doc__=model.__doc__, __validators__=validators, **nested)
@@ -350,13 +344,9 @@ def _contained(kind: str, entry_name: str):
     return contain
 
 
+@lru_cache(maxsize=8)
 def spec_model(registry: Registry) -> type[SpecBase]:
     """The RunSpec model for the plugins loaded in `registry` (cached per registry)."""
-    return _spec_model(registry)
-
-
-@lru_cache(maxsize=8)
-def _spec_model(registry: Registry) -> type[SpecBase]:
     fields: dict[str, Any] = {}
     for block, kind in PLUGIN_BLOCKS.items():
         members = [tagged_model(kind, n, e.params) for n, e in sorted(registry.entries[kind].items())]
@@ -393,7 +383,6 @@ def _one_of(names: list[str]) -> str:
     return "Input should be " + (f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0])
 
 
-
 def json_schema(registry: Registry) -> dict[str, Any]:
     """The JSON Schema of a run spec with the installed plugins (for editor completion)."""
     schema = spec_model(registry).model_json_schema()
@@ -417,10 +406,11 @@ def parse_spec(document: LocatedDocument, registry: Registry) -> SpecBase:
     except ValidationError as exc:
         raise SpecError([_problem(document, error, model) for error in exc.errors()]) from None
     if spec.meta_controller is not None and not registry.entries["agent"][spec.agent.type].behavior_space:
+        behavior_agents = [name for name, entry in sorted(registry.entries["agent"].items()) if entry.behavior_space]
         raise SpecError([document.problem(
             ("meta_controller",),
             f"agent '{spec.agent.type}' declares no behavior space, so it takes no meta-controller; remove this block"
-            f" or use an agent that has one: {', '.join(_behavior_agents(registry)) or 'none installed'}",
+            f" or use an agent that has one: {', '.join(behavior_agents) or 'none installed'}",
         )])
     return spec
 
@@ -449,21 +439,14 @@ def load_spec_text(text: str, registry: Registry, source: str = "<spec>") -> Spe
     return parse_spec(load_text(text, source), registry)
 
 
-def _behavior_agents(registry: Registry) -> list[str]:
-    return [n for n, e in sorted(registry.entries["agent"].items()) if e.behavior_space]
-
-
 def _check_plugin_names(document: LocatedDocument, registry: Registry) -> list[Problem]:
     problems = []
     for block, kind in PLUGIN_BLOCKS.items():
         value = document.data.get(block)
-        if value is None and block == "meta_controller":
-            continue
-        label = KINDS[kind][2]
-        known = registry.names(kind)
-        listing = ", ".join(known) or "none installed"
         if value is None:
-            continue  # reported as missing by pydantic
+            continue  # optional (meta_controller), or reported as missing by pydantic
+        label = KINDS[kind][2]
+        listing = ", ".join(registry.names(kind)) or "none installed"
         if not isinstance(value, dict):
             problems.append(document.problem((block,), f"expected a mapping with a 'type' key naming the {label}; installed: {listing}"))
         elif "type" not in value:

@@ -6,6 +6,7 @@ import fcntl
 import json
 import logging
 import os
+import shutil
 import socket
 import sqlite3
 import tempfile
@@ -219,7 +220,7 @@ def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, A
         os.rename(staging, final)  # onto the empty folder reserved for it
         fsync_path(final.parent)
     except BaseException:
-        _remove_tree(staging)
+        shutil.rmtree(staging, ignore_errors=True)
         if final.is_dir() and not any(final.iterdir()):
             final.rmdir()
         raise
@@ -242,12 +243,6 @@ def _reserve(target: Path, unique: bool) -> Path:
             candidate = target.with_name(f"{target.name}-{number}")
 
 
-def _remove_tree(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
 class RunIndex:
     """The SQLite index of the runs under one runs directory."""
 
@@ -264,20 +259,16 @@ class RunIndex:
             raise failure_at(self.path.parent, exc, "create the runs folder") from exc
         try:
             return self._open()
-        except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                raise self._busy_error() from None
-            if _full(exc):
-                raise self._full_error(exc) from None
-            damage = exc
         except sqlite3.DatabaseError as exc:
+            if _busy(exc) or _full(exc):
+                raise  # no damage: `_refused` says what to do
             damage = exc
         with self._healing():
             try:  # another process may have healed it meanwhile
                 return self._open()
             except sqlite3.DatabaseError as exc:
                 if _full(exc):
-                    raise self._full_error(exc) from None
+                    raise
                 aside = self.path.with_name(f"{RUN_INDEX}.damaged-{int(time.time())}-{os.getpid()}")
                 os.replace(self.path, aside)
                 log.warning("%s was damaged (%s); moved it to %s and rebuilt the index from the run folders",
@@ -316,20 +307,14 @@ class RunIndex:
         """A locked index or a full disk as a ZooError that says what to do; other errors as they are."""
         try:
             yield
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             if _busy(exc):
-                raise self._busy_error() from None
+                raise ZooError(f"{self.path}: the run index stayed locked by another process for {INDEX_BUSY_SECONDS} s; "
+                               "try again when it is done") from None
             if _full(exc):
-                raise self._full_error(exc) from None
+                raise ZooError(f"{self.path}: the disk is full ({exc}); the index was left as it is: free some space "
+                               "and try again ('zoo runs --rebuild' then adds the runs it missed)") from None
             raise
-
-    def _full_error(self, exc: sqlite3.Error) -> ZooError:
-        return ZooError(f"{self.path}: the disk is full ({exc}); the index was left as it is: free some space and "
-                        "try again ('zoo runs --rebuild' then adds the runs it missed)")
-
-    def _busy_error(self) -> ZooError:
-        return ZooError(f"{self.path}: the run index stayed locked by another process for {INDEX_BUSY_SECONDS} s; "
-                        "try again when it is done")
 
     @staticmethod
     def _create(connection: sqlite3.Connection) -> None:
@@ -392,7 +377,7 @@ class RunIndex:
         return found
 
 
-def _busy(exc: sqlite3.OperationalError) -> bool:
+def _busy(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 

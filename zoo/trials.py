@@ -337,9 +337,8 @@ def resumed_from(trial_dir: Path) -> list[str]:
 def _evaluate(agent: Agent, spec: SpecBase, seeds: list[int], batched: bool) -> list[list[float]] | None:
     if not spec.budget.eval_episodes:
         return None
-    if batched:
-        return agent.evaluate(spec.budget.eval_episodes, seed=seeds[0] + 1)
-    return [agent.evaluate(spec.budget.eval_episodes, seed=seeds[0] + 1)]
+    returns = agent.evaluate(spec.budget.eval_episodes, seed=seeds[0] + 1)
+    return returns if batched else [returns]
 
 
 def _next_multiple(value: int, step: int) -> int:

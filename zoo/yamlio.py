@@ -68,22 +68,13 @@ class _Composer(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def _check_depth(node: yaml.Node, depth: int = 0) -> None:
-    if depth > MAX_DEPTH:
-        raise yaml.MarkedYAMLError(None, None, f"nested deeper than {MAX_DEPTH} levels", node.start_mark)
-    if isinstance(node, yaml.MappingNode):
-        for _, value in node.value:
-            _check_depth(value, depth + 1)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _check_depth(item, depth + 1)
-
-
 PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("map", "seq", "str", "int", "float", "bool", "null")}
 
 
 def _record(node: yaml.Node, loc: Loc, marks: dict[Loc, tuple[int, int]], loader: _Composer) -> Any:
-    """Build plain data from `node`, recording the start of each value."""
+    """Build plain data from `node`, recording the start of each value (the length of `loc` is its depth)."""
+    if len(loc) > MAX_DEPTH:
+        raise yaml.MarkedYAMLError(None, None, f"nested deeper than {MAX_DEPTH} levels", node.start_mark)
     if node.tag not in PLAIN_TAGS:
         raise yaml.MarkedYAMLError(
             None, None, f"tag {node.tag} is not allowed; a spec holds plain values (maps, lists, strings, numbers, booleans)",
@@ -116,7 +107,6 @@ def load_text(text: str, source: str) -> LocatedDocument:
         node = loader.get_single_node()
         if node is None:
             raise SpecError([Problem("the document is empty; a spec is a mapping with env, agent and budget", source)])
-        _check_depth(node)
         marks: dict[Loc, tuple[int, int]] = {}
         data = _record(node, (), marks, loader)
     except yaml.MarkedYAMLError as exc:

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field, field_validator
+from zoo_report.reporters import ReporterEntry
 
-from zoo import AgentEntry, EnvEntry, Params, ReporterEntry, hookimpl, seeded_env
+from zoo import AgentEntry, EnvEntry, Params, hookimpl, seeded_env
 
 from .protocols import Protocol
 

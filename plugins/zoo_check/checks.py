@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from zoo import Entry, Registry, ReporterEntry, ZooError
+from zoo_report.reporters import ReporterEntry
+
+from zoo import Entry, Registry, ZooError
 
 from .envs import check_env_entry
 from .results import Result, run
@@ -73,6 +75,7 @@ def check_reporter_entry(subject: str, entry: ReporterEntry, registry: Registry,
         assert entry.envs, "it names no env whose runs it reports on"
         unknown = [env for env in entry.envs if env not in registry.entries["env"]]
         assert not unknown, f"it reports on {', '.join(unknown)}, which no loaded plugin registers"
+        assert callable(entry.report), "its report is not callable"
         assert entry.compare is None or callable(entry.compare), "its compare is not callable"
         return ", ".join(entry.envs)
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from zoo_report.reporters import ReporterEntry
 
 from zoo import (
     AgentEntry,
     BackendChoice,
     DocumentEntry,
     Overrides,
-    ReporterEntry,
     ZooError,
     backend_options,
     default_runs_dir,

@@ -1,8 +1,16 @@
-"""The zoo plugin of reports: the ``zoo report`` and ``zoo compare`` commands."""
+"""The zoo plugin of reports: the ``zoo report`` and ``zoo compare`` commands, and the kind of entry ``reporter``
+(:mod:`zoo_report.reporters`)."""
 
 from __future__ import annotations
 
 from zoo import hookimpl
+
+from .reporters import REPORTERS
+
+
+@hookimpl
+def register_kinds(register):
+    register(REPORTERS)
 
 
 @hookimpl

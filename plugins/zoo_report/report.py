@@ -17,7 +17,6 @@ import numpy as np
 
 from zoo import (
     Registry,
-    ReporterEntry,
     RunFolder,
     ZooError,
     atomic_write_text,
@@ -29,13 +28,14 @@ from zoo import (
 )
 
 from .caveats import annotate_report, caveats
+from .reporters import REPORTERS, ReporterEntry
 from .stats import bootstrap_ci, one_sided_u_tests, too_few_to_test
 
 log = logging.getLogger("zoo")
 
 def reporter_for(registry: Registry, env: str) -> ReporterEntry | None:
     """The registered reporter of an environment, if a plugin provides one."""
-    for entry in registry.entries["reporter"].values():
+    for entry in registry.entries.get(REPORTERS.name, {}).values():  # none without this plugin
         if env in entry.envs:
             return entry
     return None

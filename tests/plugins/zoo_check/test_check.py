@@ -275,3 +275,17 @@ def test_an_agent_whose_example_env_is_not_installed_is_skipped_saying_so(monkey
     registry.load_entry_points()
     assert [(r.status, r.check, r.reason) for r in run_checks("dqn:gohr-mlp-dqn", registry)] == [
         ("SKIP", "contract", "the env of its example_env, gohr, is not installed (its plugin is not loaded)")]
+
+
+@pytest.mark.parametrize(("report", "failed"), [
+    (lambda runs, out: [], None),
+    (None, "its report is not callable"),
+])
+def test_a_reporter_is_checked_for_its_envs_and_its_report(report, failed, capsys, monkeypatch):
+    from zoo_report.reporters import ReporterEntry
+
+    plugin = types.SimpleNamespace(register_reporters=hookimpl(lambda register: register(
+        ReporterEntry(name="gym-report", envs=("gym",), report=report))))
+    code, failed_lines = failures(capsys, "gym-report", registry_with("mine", plugin), monkeypatch)
+    assert (code, failed_lines) == ((0, []) if failed is None else (1, [
+        f"FAIL reporter mine:gym-report: reports on registered envs ({failed})"]))

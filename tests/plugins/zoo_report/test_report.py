@@ -7,10 +7,12 @@ import types
 
 import numpy as np
 import pytest
+from zoo_report import plugin as report_plugin
 from zoo_report.report import compare, report
+from zoo_report.reporters import ReporterEntry
 from zoo_report.stats import bootstrap_ci, one_sided_u_tests
 
-from zoo import ReporterEntry, hookimpl
+from zoo import hookimpl
 from zoo.errors import ZooError
 from zoo.registry import Registry
 from zoo.returns import final_returns
@@ -68,6 +70,7 @@ def test_a_plugin_reporter_takes_its_environments(tmp_path):
         register(ReporterEntry(name="mine", envs=("special",), report=write, compare=lambda a, b: "mine says"))
 
     registry = Registry()
+    registry.add("report", report_plugin)  # declares the kind 'reporter'
     registry.add("mine", types.SimpleNamespace(register_reporters=hookimpl(register_reporters)))
     special = [fake_run(tmp_path, n, "special", [[1.0]]) for n in ("s1", "s2")]
     plain = fake_run(tmp_path, "p", "gym", [[1.0, 2.0]])

@@ -6,9 +6,11 @@ import json
 import types
 
 import pytest
+from zoo_report import plugin as report_plugin
 from zoo_report.report import report
+from zoo_report.reporters import ReporterEntry
 
-from zoo import ReporterEntry, hookimpl
+from zoo import hookimpl
 from zoo.culprits import PluginFailed
 from zoo.registry import Registry
 from zoo.store import create_run_folder
@@ -25,6 +27,7 @@ def fake_run(root, name, env, returns):
 
 def registry_with_reporter(write) -> Registry:
     registry = Registry()
+    registry.add("report", report_plugin)  # declares the kind 'reporter'
     registry.add("mine", types.SimpleNamespace(register_reporters=hookimpl(
         lambda register: register(ReporterEntry(name="special-report", envs=("special",), report=write)))))
     return registry
