@@ -55,6 +55,7 @@ def test_a_third_party_backend_trains_each_group_in_a_subprocess_with_the_local_
     assert RunFolder(run).manifest()["plugins"]["subprocess"]["distribution"] == "zoo-subprocess-backend"
 
 
+@pytest.mark.slow  # about 12 s: a run interrupted and resumed through subprocesses
 def test_an_interrupted_run_resumes_through_the_backend_and_ends_as_an_uninterrupted_one(zoo_cli, tmp_path):
     reference, _ = train(tmp_path, "reference", LOCAL, episodes=300, every=6)
     spec, run = write_spec(tmp_path, "stopped", BACKEND, episodes=300, every=6), tmp_path / "runs" / "stopped"
@@ -73,6 +74,7 @@ def test_an_interrupted_run_resumes_through_the_backend_and_ends_as_an_uninterru
     assert numbers(run, checkpoints=False) == numbers(reference.path, checkpoints=False)
 
 
+@pytest.mark.slow  # about 10 s: a 2-cell board, each trial group in a subprocess
 def test_a_gohr_board_runs_its_cells_through_the_backend(zoo_cli, tmp_path):
     board = {
         "name": "tiny", "env": {"type": "gohr", "horizon": 30}, "rules": ["paper/clockwise", "paper/color_match"],
