@@ -57,7 +57,7 @@ def mean_band(values: np.ndarray, *, resamples: int, seed: int) -> tuple[np.ndar
 
 
 def normalization(board, cells: dict[tuple[str, str], Cell],
-                  table_scores: dict[str, dict[str, float]] | None = None) -> dict[str, dict]:
+                  table_scores: dict[str, dict[str, float]]) -> dict[str, dict]:
     """Per task: the random and reference scores, where each comes from, and why the task cannot be
     normalized (``problem``), if it cannot. `table_scores` holds the anchors read from score tables
     (anchor -> task -> score)."""
