@@ -3,7 +3,7 @@
 Envs go through gymnasium's ``check_env`` and the zoo's own checks, render modes included
 (:mod:`zoo_check.envs`); agents train a few hundred steps three times, and meta-controllers keep the
 contract of :mod:`zoo.behavior` and drive GDI-I3 and LBC (:mod:`zoo_check.training`); every rule file
-of a rule set parses; a reporter's envs are registered; a command answers ``--help``. An entry is built
+of a rule set parses; a reporter's envs are registered; a search space loads; a command answers ``--help``. An entry is built
 with the params it declares as its ``example``. Each check is one :class:`~zoo_check.results.Result`.
 """
 
@@ -109,10 +109,22 @@ def check_commands(plugin: str, registry: Registry) -> Iterator[Result]:
         yield run(f"command {plugin}:{name}", "registered", helps)
 
 
+def check_search_space_entry(subject: str, entry: Any, registry: Registry, own_envs: list[Entry]) -> Iterator[Result]:
+    def loads() -> str:
+        from zoo_tune.tune import registered_space
+
+        space = registered_space(f"{entry.plugin}:{entry.name}", registry)
+        assert space, f"{entry.path} holds no distribution"
+        return f"{len(space)} value{'' if len(space) == 1 else 's'}"
+
+    yield run(subject, "its distributions load", loads)
+
+
 CHECKERS: dict[str, Callable[..., Iterator[Result]]] = {
     "env": check_env_entry,
     "agent": check_agent_entry,
     "meta_controller": check_meta_controller_entry,
     "rule_set": check_rule_set_entry,
     "reporter": check_reporter_entry,
+    "search_space": check_search_space_entry,
 }

@@ -12,6 +12,7 @@ import pytest
 from pydantic import Field
 from zoo_check.checks import run_checks
 from zoo_check.testing import check_plugin
+from zoo_tune.search_spaces import SearchSpaceEntry
 
 import zoo.registry
 from zoo import AgentEntry, EnvEntry, MetaControllerEntry, Params, hookimpl, seeded_env
@@ -289,3 +290,18 @@ def test_a_reporter_is_checked_for_its_envs_and_its_report(report, failed, capsy
     code, failed_lines = failures(capsys, "gym-report", registry_with("mine", plugin), monkeypatch)
     assert (code, failed_lines) == ((0, []) if failed is None else (1, [
         f"FAIL reporter mine:gym-report: reports on registered envs ({failed})"]))
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("agent.learning_rate: {type: float, low: 1.0e-4, high: 1.0e-2, log: true}\n", None),
+    ("agent.learning_rate: {type: float, low: 1.0e-4}\n", "agent.learning_rate.high"),
+    ("agent.n_steps: {type: categorical, choices: []}\n", "agent.n_steps.choices"),
+    ("{}\n", "holds no distribution"),
+])
+def test_a_search_space_passes_only_when_its_distributions_load(tmp_path, text, reason):
+    (tmp_path / "space.yaml").write_text(text)
+    registry = registry_with("spaces", types.SimpleNamespace(register_search_spaces=hookimpl(
+        lambda register: register(SearchSpaceEntry(name="mine", path=tmp_path / "space.yaml")))))
+    [result] = run_checks("spaces:mine", registry)
+    assert (result.status, result.check) == ("PASS" if reason is None else "FAIL", "its distributions load")
+    assert reason is None or reason in result.reason
