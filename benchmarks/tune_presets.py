@@ -37,12 +37,19 @@ TUNING = Path(__file__).parent / "tuning"
 
 def baseline(tuning_file: Path, registry, runs_dir: Path) -> float | None:
     """The objective of the tuning file's spec as it stands, trained (or resumed) in runs_dir/baseline-NAME."""
-    spec = tuning_file.parent / yaml.safe_load(tuning_file.read_text())["spec"]
-    folder = runs_dir / f"baseline-{tuning_file.stem}"
-    run = RunFolder(folder) if folder.is_dir() else prepare_run(spec, registry, runs_dir, folder)
+    return objective(_trained(_spec(tuning_file), registry, runs_dir, runs_dir / f"baseline-{tuning_file.stem}"))
+
+
+def _spec(tuning_file: Path) -> Path:
+    return tuning_file.parent / yaml.safe_load(tuning_file.read_text())["spec"]
+
+
+def _trained(spec: Path, registry, runs_dir: Path, folder: Path, overrides: Overrides | None = None) -> RunFolder:
+    """The run of `spec` in `folder`: created if missing, trained or resumed until it has finished."""
+    run = RunFolder(folder) if folder.is_dir() else prepare_run(spec, registry, runs_dir, folder, overrides)
     if run.manifest().get("status") != "finished":
         execute_run(run, registry, progress=False)
-    return objective(run)
+    return run
 
 
 HELDOUT_TRIALS = 5
@@ -51,15 +58,11 @@ HELDOUT_TRIALS = 5
 def heldout(tuning_file: Path, params: dict, registry, runs_dir: Path, seed: int) -> tuple[list, list, float]:
     """The evaluation returns of the baseline and of `params` on HELDOUT_TRIALS seeds from `seed` (each trained or
     resumed in runs_dir/heldout-{baseline,best}-NAME), and the one-sided U test's p that `params` return more."""
-    spec = tuning_file.parent / yaml.safe_load(tuning_file.read_text())["spec"]
     returns = {}
     for label, values in (("baseline", {}), ("best", params)):
-        folder = runs_dir / f"heldout-{label}-{tuning_file.stem}"
         overrides = Overrides(tuple(f"{k}={json.dumps(v)}" for k, v in values.items()), seed=seed, trials=HELDOUT_TRIALS)
-        run = RunFolder(folder) if folder.is_dir() else prepare_run(spec, registry, runs_dir, folder, overrides)
-        if run.manifest().get("status") != "finished":
-            execute_run(run, registry, progress=False)
-        returns[label] = [json.loads(p.read_text())["eval_mean"] for p in sorted((folder / "trials").glob("*/result.json"))]
+        run = _trained(_spec(tuning_file), registry, runs_dir, runs_dir / f"heldout-{label}-{tuning_file.stem}", overrides)
+        returns[label] = [json.loads(p.read_text())["eval_mean"] for p in sorted((run.path / "trials").glob("*/result.json"))]
     p = mannwhitneyu(returns["best"], returns["baseline"], alternative="greater").pvalue
     return returns["baseline"], returns["best"], float(p)
 
