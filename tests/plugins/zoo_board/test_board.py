@@ -92,6 +92,15 @@ def test_dry_run_lists_the_cells_without_running_them(tmp_path, capsys):
     assert "tiny-tasks: 2 agents x 2 tasks = 4 cells" in capsys.readouterr().out
 
 
+
+def test_validate_build_builds_every_cell_and_names_the_one_that_fails(tmp_path, capsys):
+    board = {**BOARD, "agents": {**BOARD["agents"], "dqn": {"agent": {"type": "dqn"}}}}  # DQN has no continuous actions
+    path = _write(tmp_path, board)
+    assert main(["validate", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(path), "--build"]) != 0
+    assert "cell dqn x pendulum" in capsys.readouterr().err
+
 @pytest.mark.parametrize("change, message", [
     ({"scores": {"random": "randm", "reference": "a2c"}},
      "board.yaml:25:3: scores.random: 'randm' is no agent of the board; agents: random, a2c"),

@@ -77,7 +77,8 @@ def test_a_table_anchor_mixes_with_an_agent_anchor(tmp_path):
     ({"random": {"table": "atary", "column": "random"}}, "unknown score table 'atary'"),
     ({"reference": {"table": "atari", "column": "humans"}}, "score table atari has no column 'humans'; columns: "
                                                             "random, human, record"),
-    ({"reference": {"table": "atari", "column": "human", "game": "pong"}}, "reference"),
+    ({"reference": {"table": "atari", "column": "human", "game": "pong"}},
+     "scores.reference: a score table's column is {table: NAME, column: COLUMN}, nothing else"),
 ])
 def test_a_table_anchor_that_names_nothing_is_refused_at_its_place(tmp_path, scores, message):
     path = tmp_path / "board.yaml"
