@@ -160,7 +160,8 @@ def load_newest(root: Path, build: Callable[[Checkpoint | None], T]) -> tuple[T,
     """Build a trainee with `build` and restore its agent from the newest loadable checkpoint under `root`.
 
     A checkpoint that fails to load is reported and the next older one is tried, each with a freshly
-    built trainee (a failed load may leave an agent half-restored); with none loadable it starts anew.
+    built trainee (a failed load may leave an agent half-restored); with none loadable it starts anew,
+    with the unloadable checkpoints set aside.
     """
     for checkpoint in newest_first(root):
         trainee = build(checkpoint)
@@ -171,6 +172,23 @@ def load_newest(root: Path, build: Callable[[Checkpoint | None], T]) -> tuple[T,
             log.warning("%s; trying an older checkpoint", exc)
             continue
         return trainee, checkpoint
-    if any(iter_checkpoints(root)):
-        log.warning("no checkpoint in %s could be loaded; training starts from the beginning", root)
+    unloadable = [path for _, path in iter_checkpoints(root)]
+    if unloadable:
+        set_aside(unloadable)
+        log.warning("no checkpoint in %s could be loaded; training starts from the beginning (the checkpoints were "
+                    "renamed unloadable-*)", root)
     return build(None), None
+
+
+def set_aside(checkpoints: list[Path]) -> None:
+    """Rename checkpoints that cannot be loaded to ``unloadable-<name>``, kept for inspection.
+
+    Left in place, the newest of them would outrank every checkpoint of the fresh start: pruning would
+    delete the new ones, and the next resume would compare the metrics rows with the old one's count.
+    """
+    for path in checkpoints:
+        target = path.with_name(f"unloadable-{path.name}")
+        if target.exists():
+            shutil.rmtree(target)
+        os.rename(path, target)
+    fsync_path(checkpoints[0].parent)

@@ -242,6 +242,23 @@ def test_with_every_checkpoint_damaged_the_trial_starts_over_and_keeps_damaged_l
     assert read_metrics(metrics_path(folder)) == reference
 
 
+def test_unloadable_checkpoints_are_set_aside_so_a_second_stop_after_starting_over_resumes(tmp_path, reference):
+    """Left in place, the unloadable newest checkpoint outranked the fresh start's: the next resume compared
+    the restarted metrics with its row count and refused the run (seen on a board's SB3 DQN cell)."""
+    folder = interrupted_run(tmp_path, "cut")
+    checkpoints = folder.trial_dir(0) / "checkpoints"
+    damaged = sorted(path.name for path in checkpoints.glob("episode-*"))
+    for name in damaged:  # complete and of the listed sizes, but not loadable (as an agent's own load failing)
+        rng = checkpoints / name / "rng.pt"
+        rng.write_bytes(b"x" * rng.stat().st_size)
+    answers = iter([False] * 14)  # starts over and stops again at episode 15, before the old checkpoints' 20
+    with pytest.raises(Interrupted):
+        run_trials(folder.path, [0], should_stop=lambda: next(answers, True))
+    assert sorted(path.name for path in checkpoints.glob("unloadable-*")) == [f"unloadable-{n}" for n in damaged]
+    assert execute_run(folder, get_registry(), progress=False) == "finished"
+    assert read_metrics(metrics_path(folder)) == reference
+
+
 def test_the_index_leaves_out_run_folders_still_being_built_aside(tmp_path):
     runs = tmp_path / "runs"
     staging = runs / ".spec-20260101-000000.abc.tmp"  # create_run_folder writes run.json here before the rename

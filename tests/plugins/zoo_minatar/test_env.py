@@ -1,5 +1,7 @@
 """The minatar env: channels-first 0/1 frames, seeded games, action sets, the episode cap, specs."""
 
+import json
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -68,3 +70,30 @@ def test_long_episodes_are_truncated_at_the_cap():
 def test_an_unknown_game_names_the_valid_ones():
     with pytest.raises(SpecError, match="space_invaders"):
         load_spec_text("env: {type: minatar, game: pong}\nagent: {type: ppo}\n", get_registry())
+
+
+def test_the_state_before_an_unseeded_reset_replays_the_episode_exactly():
+    """The game's own random state (spawns, sticky actions) travels in get_state: restored into a fresh
+    env, the next unseeded episode is the same frame for frame (how SB3 agents resume mid-episode)."""
+    env = make(game="space_invaders")
+    play(env, seed=7, steps=150)  # well into the seeded stream
+    state = json.loads(json.dumps(env.get_state()))
+    first, rewards = play_unseeded(env)
+
+    fresh = make(game="space_invaders")
+    fresh.reset(seed=99)  # a different stream, which set_state must replace
+    fresh.set_state(state)
+    again, rewards_again = play_unseeded(fresh)
+    assert np.array_equal(first, again) and np.array_equal(rewards, rewards_again)
+
+
+def play_unseeded(env, steps=120):
+    obs, _ = env.reset()
+    frames, rewards = [obs], []
+    for t in range(steps):
+        obs, reward, terminated, truncated, _ = env.step(t % env.action_space.n)
+        frames.append(obs)
+        rewards.append(reward)
+        if terminated or truncated:
+            break
+    return np.stack(frames), np.array(rewards)
