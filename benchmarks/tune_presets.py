@@ -5,7 +5,8 @@ trials (a study resumes where it stopped: kill it any time and run it again), an
 it stands, the cpu_small settings, as the baseline at the same seeds (resumed likewise). The tuning specs use
 seeds 1000-1001, which no board's final evaluation uses. It prints, per world and agent, the baseline's and
 the best trial's objective (the evaluation return averaged over the spec's trials), the trials done, and the
-best settings: the table of docs/substrate.md and the values the named presets take.
+best settings: the table of docs/substrate.md and the values the named presets take. Each file's result is
+also written to benchmarks/tuning/results/NAME.json, which the presets' tests compare with the presets.
 
 With ``--heldout SEED``, the baseline and the best settings are then trained again on 5 seeds from SEED
 (seeds neither the study nor a board uses), and a one-sided Mann-Whitney U test says whether the best
@@ -33,6 +34,7 @@ from zoo_tune.tune import objective, tune
 from zoo import Overrides, RunFolder, execute_run, get_registry, prepare_run
 
 TUNING = Path(__file__).parent / "tuning"
+RESULTS = TUNING / "results"
 
 
 def baseline(tuning_file: Path, registry, runs_dir: Path) -> float | None:
@@ -90,8 +92,14 @@ def main(argv: list[str] | None = None) -> int:
         best = (summary or {}).get("best")
         done = sum(t["state"] == "complete" for t in (summary or {}).get("trials", []))
         rows.append((path.stem, base, best and best["value"], done, best and _settings(best["params"])))
+        result = {"baseline": base, "trials": done}
+        if best:
+            result.update(best=best["value"], params=best["params"])
         if args.heldout is not None and best:
             checks.append((path.stem, *heldout(path, best["params"], registry, args.runs_dir, args.heldout)))
+            result["heldout"] = dict(zip(("seed", "baseline", "best", "p"), (args.heldout, *checks[-1][1:])))
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / f"{path.stem}.json").write_text(json.dumps(result, indent=1) + "\n")
     print("\n| world-agent | cpu_small | best trial | trials | best settings |\n|---|---|---|---|---|")
     for name, base, value, done, settings in rows:
         print(f"| {name} | {'-' if base is None else f'{base:.2f}'} | {'-' if value is None else f'{value:.2f}'} | "

@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, EvaluationMode, merge
+from zoo_learner.params import (
+    CPU_SMALL_PRESET,
+    GOHR_WORLD,
+    PAPER_PRESET,
+    ActorCriticParams,
+    EvaluationMode,
+    merge,
+    searched,
+)
 
 Ablation = Literal["none", "baseline", "random", "entropy"]
 
@@ -25,6 +33,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     "cpu_small": merge(CPU_SMALL_PRESET, {"controller_scope": "shared", "gamma": 0.99, "loss_scales": [1.0, 10.0, 10.0],
                                           "optimizer": {"warmup": 0.2}}),
 }
+# The search's winner: benchmarks/tuning/results/gohr-dice.json.
+PRESETS["gohr"] = searched(PRESETS["cpu_small"], merge(GOHR_WORLD, {"gamma": 0.9}),
+                           {"batch": 16, "reuse": 8, "network": {"lstm": 64}, "optimizer": {"lr": 2.48e-3}})
 
 
 class DiCEParams(ActorCriticParams):

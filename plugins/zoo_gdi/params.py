@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, merge
+from zoo_learner.params import CPU_SMALL_PRESET, GOHR_WORLD, PAPER_PRESET, ActorCriticParams, merge, searched
 
 Ablation = Literal["none", "fixed_selection", "random_selection", "boltzmann_selection", "eps_greedy_selection"]
 
@@ -22,6 +22,12 @@ PRESETS: dict[str, dict[str, Any]] = {
     # Warm-up over the first 5% of the planned updates.
     "cpu_small": merge(CPU_SMALL_PRESET, {"gamma": 0.99, "loss_scales": [1.0, 10.0, 10.0], "optimizer": {"warmup": 0.05}}),
 }
+GOHR_SETTINGS = merge(GOHR_WORLD, {"gamma": 0.9})
+# The searches' winners (benchmarks/tuning/results/gohr-gdi-*.json) differ between the two agents.
+PRESETS["gohr"] = searched(PRESETS["cpu_small"], GOHR_SETTINGS,
+                           {"batch": 32, "reuse": 2, "network": {"lstm": 64}, "optimizer": {"lr": 2.47e-4}})
+H3_PRESETS = {**PRESETS, "gohr": searched(PRESETS["cpu_small"], GOHR_SETTINGS,
+                                          {"batch": 8, "reuse": 8, "network": {"lstm": 32}, "optimizer": {"lr": 2.04e-3}})}
 
 
 class GDIParams(ActorCriticParams):
@@ -33,3 +39,9 @@ class GDIParams(ActorCriticParams):
     gamma: float = Field(default=0.99, gt=0, le=1, description="discount per step of the returns (the paper preset: 0.997)")
     retrace: Literal["paper", "expected"] = Field(default="paper", description="sampled next Q (paper) or E_pi Q (Munos et al.)")
     shared_torso: bool = Field(default=False, description="GDI-H3: one torso and LSTM with two heads instead of two networks")
+
+
+class GDIH3Params(GDIParams):
+    """GDI-H3: GDI's fields, with its own searched presets."""
+
+    PRESETS = H3_PRESETS

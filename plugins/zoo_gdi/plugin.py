@@ -12,7 +12,7 @@ from zoo_learner.params import TINY_EXAMPLE
 
 from zoo import AgentEntry, ZooError, hookimpl
 
-from .params import GDIParams
+from .params import GDIH3Params, GDIParams
 
 #: App. G: the bandits see each inverse temperature 1/tau as x = log(1 + 1/tau)
 TEMPERATURES_AS_X = {"none": {"log1p_coordinates": ["beta1", "beta2"]},
@@ -44,5 +44,5 @@ def _factory(heads: int):
 def register_agents(register):
     register(AgentEntry(name="gdi-i3", params=GDIParams, factory=_factory(1), behavior_space=True, example=TINY_EXAMPLE,
                         description="GDI-I3: one advantage head, behaviors (1/tau1, 1/tau2, eps) chosen by a meta-controller"))
-    register(AgentEntry(name="gdi-h3", params=GDIParams, factory=_factory(2), behavior_space=True, example=TINY_EXAMPLE,
+    register(AgentEntry(name="gdi-h3", params=GDIH3Params, factory=_factory(2), behavior_space=True, example=TINY_EXAMPLE,
                         description="GDI-H3: two advantage heads (h_log and h_pow rewards) mixed by (1/tau1, 1/tau2, eps)"))

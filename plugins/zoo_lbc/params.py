@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-from zoo_learner.params import CPU_SMALL_PRESET, PAPER_PRESET, ActorCriticParams, merge
+from zoo_learner.params import CPU_SMALL_PRESET, GOHR_WORLD, PAPER_PRESET, ActorCriticParams, merge, searched
 
 from zoo import Params
 
@@ -43,6 +43,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "optimizer": {"warmup": 0.1},
     }),
 }
+# Short discounts for GOHR's 100-move boards, then the search's winner: benchmarks/tuning/results/gohr-lbc.json.
+PRESETS["gohr"] = searched(
+    PRESETS["cpu_small"],
+    merge(GOHR_WORLD, {"members": [{"gamma": 0.9, "shaping": "rs1"}, {"gamma": 0.95, "shaping": "rs2"},
+                                   {"gamma": 0.85, "shaping": "rs3"}]}),
+    {"batch": 8, "reuse": 8, "network": {"lstm": 32}, "optimizer": {"lr": 2.04e-3}})
 
 
 class LBCParams(ActorCriticParams):

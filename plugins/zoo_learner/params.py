@@ -145,12 +145,27 @@ CPU_SMALL_PRESET: dict[str, Any] = {
 }
 
 
+#: The GOHR settings the searches of benchmarks/tuning/ started from (color match at 4,000 moves): masked moves,
+#: the board-cells torso, sequences of 5 + 10 rows and 16 boards per actor. Each agent's ``gohr`` preset is
+#: its cpu_small preset with these, its discounts and the search's winner (benchmarks/tuning/results/).
+GOHR_WORLD: dict[str, Any] = {
+    "mask_actions": True, "num_envs": 16, "burn_in": 5, "length": 10,
+    "network": {"torso": "cells", "hidden": [64], "embedding": 64},
+}
+
+
+def searched(cpu_small: dict[str, Any], world: dict[str, Any], winner: dict[str, Any]) -> dict[str, Any]:
+    """A searched preset: `cpu_small` under the world's settings under the search's `winner`."""
+    return merge(merge(cpu_small, world), winner)
+
+
 class ActorCriticParams(PresetParams):
     """The fields GDI, DiCE and LBC share: the preset, the importance clips and the three loss scales."""
 
-    preset: Literal["paper", "cpu_small"] = Field(
+    preset: Literal["paper", "cpu_small", "gohr"] = Field(
         default="cpu_small", description="paper: the paper's Atari table; cpu_small: the setting for a few CPU cores "
-        "(docs/algorithms/substrate.md)")
+        "(docs/algorithms/substrate.md); gohr: cpu_small with the settings searched on GOHR (masked moves, 4,000-move "
+        "budget; docs/substrate.md, 'Searched settings per world')")
     rho_bar: float = Field(default=1.05, gt=0, description="clip of the importance weight in V-trace and the policy gradient")
     c_bar: float = Field(default=1.05, gt=0, description="clip of the trace coefficients")
     loss_scales: tuple[float, float, float] = Field(default=(1.0, 10.0, 10.0), description="xi (V), alpha (Q), beta (policy)")
