@@ -30,7 +30,16 @@ def test_every_cell_is_a_valid_spec_at_the_boards_budget(bench):
         for agent in bench.AGENTS:
             spec = load_spec_text(bench.spec_text(rule, agent, 3), get_registry())
             assert spec.budget.steps == 4000 and spec.seeds == [3] and spec.env.rule == rule
-            assert getattr(spec.agent, "mask_actions", False) is agent.endswith("-masked")
+            assert getattr(spec.agent, "mask_actions", False) is agent.endswith(("-masked", "-gohr"))  # gohr presets mask
+
+
+def test_the_searched_presets_run_under_their_searches_meta_controllers(bench):
+    specs = {agent: load_spec_text(bench.spec_text(bench.RULES[0], agent, 0), get_registry())
+             for agent in bench.AGENTS if agent.endswith("-gohr")}
+    assert {agent: spec.agent.preset for agent, spec in specs.items()} == dict.fromkeys(specs, "gohr")
+    assert specs["gdi-i3-gohr"].meta_controller.type == "gdi_bandits"
+    assert specs["gdi-h3-gohr"].meta_controller.type == "thompson"
+    assert specs["dice-gohr"].meta_controller is None
 
 
 def test_tce_is_the_errors_of_the_finished_boards(bench, tmp_path):
