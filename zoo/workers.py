@@ -84,17 +84,29 @@ class ProcessPool:
                         interrupted = True
                     elif process.exitcode != 0:
                         _drain(queue, report, errors)
-                        failures.append(errors.pop(tuple(group), None) or _lost(group, process.exitcode))
+                        sent = errors.pop(tuple(group), None)  # what the worker said, else why it ended
+                        failures.append((group, sent or _lost(group, process.exitcode), sent is not None))
                 if event.is_set() and pending:
                     interrupted, pending = True, []
         finally:
             for process in running:  # only when this process is itself aborting
                 process.kill()
         if failures:
-            details = "\n".join(f.details for f in failures if f.details)
-            raise WorkerFailed("; ".join(map(str, failures)), details or None)
+            raise _together(failures)
         if interrupted:
             raise Interrupted()
+
+
+def _together(failures: list[tuple[list[int], WorkerFailed, bool]]) -> WorkerFailed:
+    """One error for every failed group: (group, failure, whether its worker sent it). Groups whose workers
+    sent the same error are named together ("trial(s) 0, 1, 2: ..."), so a problem every trial meets is said once."""
+    said: dict[str, list[int]] = {}
+    for group, failure, sent in failures:
+        said.setdefault(str(failure), []).extend(group if sent else [])
+    lines = [f"trial(s) {', '.join(map(str, sorted(trials)))}: {text}" if trials else text
+             for text, trials in said.items()]
+    details = "\n".join(dict.fromkeys(f.details for _, f, _ in failures if f.details))
+    return WorkerFailed("; ".join(lines), details or None)
 
 
 def _drain(queue, report: Report, errors: dict[tuple[int, ...], WorkerFailed]) -> None:
@@ -128,19 +140,18 @@ def _work(run_path: str, group: list[int], event, queue) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; workers stop at a checkpoint
     signal.signal(signal.SIGTERM, lambda signum, frame: event.set())
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-    trials = ", ".join(map(str, group))
     try:
         run_trials(Path(run_path), group, should_stop=event.is_set,
                    report=lambda trial, done, running: queue.put(("progress", trial, done, running)))
     except Interrupted:
         _exit(queue, EXIT_INTERRUPTED)
     except ZooError as exc:
-        queue.put(("error", group, f"trial(s) {trials}: {exc}", None))
+        queue.put(("error", group, str(exc), None))
         _exit(queue, 1)
     except Exception as exc:
         import traceback
 
-        queue.put(("error", group, f"trial(s) {trials}: {type(exc).__name__}: {exc}", traceback.format_exc()))
+        queue.put(("error", group, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
         _exit(queue, 1)
     _exit(queue, 0)
 

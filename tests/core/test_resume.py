@@ -310,3 +310,16 @@ def test_sigterm_to_a_single_process_run_exits_143_and_resumes(zoo_cli, referenc
     assert "SIGTERM: stopping at the next checkpoint" in stopped.stderr and status(run) == "interrupted"
     resume(zoo_cli, run)
     assert outcome(run) == outcome(reference)
+
+
+def test_trials_that_fail_alike_are_named_together_and_a_lost_worker_on_its_own():
+    from zoo.workers import WorkerFailed, _lost, _together
+
+    same = "the zoo's essential plugins core, catalog are not installed"
+    failures = [([1], WorkerFailed(same, "trace"), True), ([0], WorkerFailed(same, "trace"), True),
+                ([3], _lost([3], -9), False), ([2, 4], WorkerFailed(same), True), ([5], WorkerFailed("other"), True)]
+    error = _together(failures)
+    assert str(error) == (f"trial(s) 0, 1, 2, 4: {same}; the worker of trial(s) 3 was killed by SIGKILL (as the "
+                          "out-of-memory killer does); the other trials' checkpoints are intact, and 'zoo resume' "
+                          "continues from them; trial(s) 5: other")
+    assert error.details == "trace"
