@@ -16,14 +16,17 @@ def make(seed=0, **params):
     return entry.factory(entry.params(**params), seed)
 
 
-def play(env, seed, steps=300):
-    """Observations and rewards of a fixed action sequence from reset(seed)."""
+def play(env, seed, steps=300, through=True):
+    """Observations and rewards of a fixed action sequence from reset(seed) (None: an unseeded reset),
+    through episode ends or (`through` false) up to the first."""
     obs, _ = env.reset(seed=seed)
     frames, rewards = [obs], []
     for t in range(steps):
         obs, reward, terminated, truncated, _ = env.step(t % env.action_space.n)
         frames.append(obs)
         rewards.append(reward)
+        if (terminated or truncated) and not through:
+            break
         if terminated or truncated:
             obs, _ = env.reset()
             frames.append(obs)
@@ -78,22 +81,11 @@ def test_the_state_before_an_unseeded_reset_replays_the_episode_exactly():
     env = make(game="space_invaders")
     play(env, seed=7, steps=150)  # well into the seeded stream
     state = json.loads(json.dumps(env.get_state()))
-    first, rewards = play_unseeded(env)
+    first, rewards = play(env, None, 120, through=False)
 
     fresh = make(game="space_invaders")
     fresh.reset(seed=99)  # a different stream, which set_state must replace
     fresh.set_state(state)
-    again, rewards_again = play_unseeded(fresh)
+    again, rewards_again = play(fresh, None, 120, through=False)
     assert np.array_equal(first, again) and np.array_equal(rewards, rewards_again)
 
-
-def play_unseeded(env, steps=120):
-    obs, _ = env.reset()
-    frames, rewards = [obs], []
-    for t in range(steps):
-        obs, reward, terminated, truncated, _ = env.step(t % env.action_space.n)
-        frames.append(obs)
-        rewards.append(reward)
-        if terminated or truncated:
-            break
-    return np.stack(frames), np.array(rewards)
