@@ -12,6 +12,8 @@ it; the no-op counts at reset come from different random streams):
 
 from __future__ import annotations
 
+import base64
+import functools
 from typing import Any
 
 import gymnasium
@@ -59,11 +61,10 @@ def make_atari_env(game: str, protocol: Protocol, seed: int | None = None) -> gy
     """The gymnasium pipeline of `protocol` on the ROM `game` (seeded when `seed` is given)."""
     require_extra("ale_py", "atari", "the atari env")
     require_extra("cv2", "atari", "the atari env's frame preprocessing (opencv)")
-    from ale_py.env import AtariEnv
     from gymnasium.wrappers import AtariPreprocessing, ClipReward, FrameStackObservation
 
     native_skip = 1 if protocol.max_pool else protocol.frame_skip
-    env: gymnasium.Env = AtariEnv(
+    env: gymnasium.Env = _resumable_atari_env()(
         game=game, obs_type=protocol.observation, frameskip=native_skip,
         repeat_action_probability=protocol.sticky_actions, full_action_space=protocol.full_action_space,
         max_num_frames_per_episode=protocol.max_episode_frames,
@@ -78,6 +79,25 @@ def make_atari_env(game: str, protocol: Protocol, seed: int | None = None) -> gy
     if protocol.life_loss_terminal:
         env = LifeLossTerminal(env)
     return seeded_env(env, seed)
+
+
+@functools.cache
+def _resumable_atari_env() -> type:
+    """ale-py's AtariEnv with `get_state`/`set_state` (docs/plugins.md): the emulator's state with its random
+    stream (sticky actions draw from it) and ``np_random`` (the no-op starts), as JSON-ready data."""
+    from ale_py import ALEState
+    from ale_py.env import AtariEnv
+
+    class ResumableAtariEnv(AtariEnv):
+        def get_state(self) -> dict[str, Any]:
+            emulator = self.ale.cloneState(include_rng=True).serialize()
+            return {"ale": base64.b64encode(emulator).decode("ascii"), "np_random": self.np_random.bit_generator.state}
+
+        def set_state(self, state: dict[str, Any]) -> None:
+            self.ale.restoreState(ALEState(base64.b64decode(state["ale"])))
+            self.np_random.bit_generator.state = state["np_random"]
+
+    return ResumableAtariEnv
 
 
 def make_atari_vector_env(game: str, protocol: Protocol, num_envs: int, seed: int | None = None):

@@ -2,15 +2,18 @@
 per decision with the rewards summed, an episode cap in frames, the full or the minimal action set.
 
 Observations are the palette-index screens; ``env.unwrapped.ale`` is the game's ALE-like interface,
-which the SARSA feature maps read as they read ale-py's.
+which the SARSA feature maps read as they read ale-py's. The game draws from a random stream of its own,
+so `get_state`/`set_state` carry the game's whole state, stream included (docs/plugins.md).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 
-from .synthetic import GAMES, HEIGHT, WIDTH
+from .synthetic import GAMES, HEIGHT, WIDTH, SyntheticState
 
 
 class SyntheticAtariEnv(gymnasium.Env):
@@ -41,3 +44,11 @@ class SyntheticAtariEnv(gymnasium.Env):
                 break
         truncated = self.ale.getEpisodeFrameNumber() >= self.max_episode_frames and not self.ale.game_over()
         return self.ale.getScreen(), float(reward), self.ale.game_over(), truncated, {"lives": 0}
+
+    def get_state(self) -> dict[str, Any]:
+        state = self.ale.cloneState()
+        return {"ram": state.ram.tolist(), "frame": state.frame, "episode_frame": state.episode_frame, "rng": state.rng}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.ale.restoreState(SyntheticState(np.array(state["ram"], np.uint8), int(state["frame"]),
+                                             int(state["episode_frame"]), state["rng"]))

@@ -1,5 +1,6 @@
-"""The checks of an env: gymnasium's ``check_env``, seeding, its outputs, its action masks and the render modes
-it claims, each over a few hundred steps of seeded random (legal) actions."""
+"""The checks of an env: gymnasium's ``check_env``, seeding, the replay of an unseeded episode from its saved
+state, its outputs, its action masks and the render modes it claims, each over a few hundred steps of seeded
+random (legal) actions."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def check_env_entry(subject: str, entry: EnvEntry, registry: Registry, own_envs:
     params = entry.params.model_validate(block)
     yield run(subject, "gymnasium check_env", lambda: _gymnasium_check(entry, params))
     yield run(subject, "same seed, same episode", lambda: _same_episode(entry, params))
+    yield run(subject, "an unseeded episode replays from the saved state", lambda: _replays(entry, params))
     yield run(subject, "finite rewards, observations in the space", lambda: _outputs(entry, params))
     probe = entry.factory(params, 0)
     if hasattr(probe, "action_masks"):
@@ -94,6 +96,54 @@ def _same_episode(entry: EnvEntry, params: Any) -> str:
         f"two envs reset with seed 7 and given the same actions differ at step {differ}: "
         "seed every random draw from reset(seed=...)")
     return f"{ENV_STEPS} steps"
+
+
+def _replays(entry: EnvEntry, params: Any) -> str:
+    """What an agent that resumes mid-episode needs (SB3's agents): the state saved before an unseeded reset
+    (``get_state()`` when the env has it, else its ``np_random``) brings a fresh env to the same episode."""
+    env = entry.factory(params, 11)
+    env.reset(seed=11)
+    rng = np.random.default_rng(11)
+    for _ in range(ENV_STEPS // 2):  # into the stream the seed started, across episode ends
+        _, _, terminated, truncated, _ = env.step(_action(env, rng))
+        if terminated or truncated:
+            env.reset()
+    unwrapped = env.unwrapped
+    has_state = callable(getattr(unwrapped, "get_state", None)) and callable(getattr(unwrapped, "set_state", None))
+    saved = unwrapped.get_state() if has_state else unwrapped.np_random.bit_generator.state
+    first, actions = _unseeded_episode(env, rng)
+    env.close()
+
+    fresh = entry.factory(params, 12)
+    fresh.reset(seed=12)  # another stream, which the saved state must replace
+    if has_state:
+        fresh.unwrapped.set_state(saved)
+    else:
+        fresh.unwrapped.np_random.bit_generator.state = saved
+    second, _ = _unseeded_episode(fresh, rng, actions)
+    fresh.close()
+    differ = next((i for i, (a, b) in enumerate(zip(first, second)) if a != b), None)
+    what = "get_state()" if has_state else "the state of np_random (the env has no get_state/set_state)"
+    assert differ is None and len(first) == len(second), (
+        f"an unseeded episode replayed after restoring {what} differs at step {differ}: the env draws from a random "
+        "state that is not saved; give it get_state/set_state (docs/plugins.md), or an agent resumed mid-episode "
+        "continues on another episode")
+    return f"{len(actions)} steps, restored through {'get_state/set_state' if has_state else 'np_random'}"
+
+
+def _unseeded_episode(env: Any, rng: np.random.Generator, actions: list | None = None) -> tuple[list, list]:
+    """An episode from an unseeded reset, up to ENV_STEPS steps: what the env returned and the actions taken
+    (`actions` when given, else drawn)."""
+    observation, _ = env.reset()
+    record, taken = [("reset", _plain(observation))], []
+    for step in range(ENV_STEPS if actions is None else len(actions)):
+        action = _action(env, rng) if actions is None else actions[step]
+        taken.append(action)
+        observation, reward, terminated, truncated, _ = env.step(action)
+        record.append((_plain(observation), float(reward), bool(terminated), bool(truncated)))
+        if terminated or truncated:
+            break
+    return record, taken
 
 
 def _outputs(entry: EnvEntry, params: Any) -> str:

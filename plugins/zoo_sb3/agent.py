@@ -7,12 +7,16 @@ interruption would lose of the rollout in progress: the last observations (and s
 RecurrentPPO's LSTM states, SB3's episode-info buffers and, per env, how its episode in progress began (the reset's seed, or
 the env's random state before an unseeded reset) with the actions taken since. On resume the model
 is rebuilt from the spec, these are loaded into it and each env replays its episode, so a trial on
-envs whose randomness comes from their seed and ``np_random`` continues exactly.
+envs whose randomness comes from their seed and ``np_random`` (or their ``get_state``) continues exactly. A
+replay that does not end on the recorded last observation is reported, the trial goes on from new
+episodes, and the resume is recorded as not exact.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,8 @@ from stable_baselines3.common.logger import KVWriter
 from stable_baselines3.common.save_util import recursive_getattr
 
 from zoo import Agent, TrialContext
+
+log = logging.getLogger("zoo")
 
 COUNTERS = ("num_timesteps", "_n_updates", "_episode_num", "_n_calls", "exploration_rate")
 BUFFER_FIELDS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts")
@@ -192,8 +198,19 @@ class SB3Agent(Agent):
             return
         model = self.model
         rollout = json.loads((directory / "rollout.json").read_text())
-        for env, recording in zip(model.env.envs, rollout["envs"]):
-            env.replay(recording)
+        diverged = [i for i, (env, recording) in enumerate(zip(model.env.envs, rollout["envs"]))
+                    if not env.replay(recording)]
+        model.ep_info_buffer = deque(rollout["ep_info_buffer"], maxlen=model._stats_window_size)
+        model.ep_success_buffer = deque(rollout["ep_success_buffer"], maxlen=model._stats_window_size)
+        if diverged:
+            # The replayed episode is not the recorded one: the env draws from a random state it does not
+            # save. Go on from new episodes (SB3 resets every env at the next learn()), and say so.
+            log.warning("env(s) %s of trial %d did not replay their episode in progress exactly (their randomness "
+                        "is not in get_state/set_state, docs/plugins.md): the trial goes on from new episodes, and "
+                        "this resume is recorded as not exact", ", ".join(map(str, diverged)), self.context.trial)
+            self.exact_resume = False
+            model._last_obs = None
+            return
         with np.load(directory / "rollout.npz", allow_pickle=False) as data:
             model._last_obs, model._last_episode_starts = data["last_obs"], data["episode_starts"]
             stacker = _frame_stacker(model.env)
@@ -205,8 +222,6 @@ class SB3Agent(Agent):
 
             lstm = torch.load(directory / "lstm.pt", weights_only=True)
             model._last_lstm_states = RNNStates(tuple(lstm["pi"]), tuple(lstm["vf"]))
-        model.ep_info_buffer = deque(rollout["ep_info_buffer"], maxlen=model._stats_window_size)
-        model.ep_success_buffer = deque(rollout["ep_success_buffer"], maxlen=model._stats_window_size)
 
     # --- end of resume plumbing: evaluation and closing below ---
 
@@ -252,17 +267,22 @@ class EpisodeRecorder(gymnasium.Wrapper):
         elif seed is None:
             self._start["np_random"] = unwrapped.np_random.bit_generator.state
         self._actions: list[Any] = []
-        return self.env.reset(seed=seed, options=options)
+        observation, info = self.env.reset(seed=seed, options=options)
+        self._last = _digest(observation)
+        return observation, info
 
     def step(self, action):
         self._actions.append(np.asarray(action).tolist())
-        return self.env.step(action)
+        observation, *rest = self.env.step(action)
+        self._last = _digest(observation)
+        return (observation, *rest)
 
     def recording(self) -> dict[str, Any]:
-        return {"start": self._start, "actions": self._actions}
+        return {"start": self._start, "actions": self._actions, "last": self._last}
 
-    def replay(self, recording: dict[str, Any]) -> None:
-        """Bring this env (a fresh copy) to where the recorded one was: same reset, same actions."""
+    def replay(self, recording: dict[str, Any]) -> bool:
+        """Bring this env (a fresh copy) to where the recorded one was: same reset, same actions. Whether it got
+        there: its last observation is the recorded one (checkpoints of zoo versions that kept none count as yes)."""
         start = recording["start"]
         if "env" in start:
             self.env.unwrapped.set_state(start["env"])
@@ -272,6 +292,22 @@ class EpisodeRecorder(gymnasium.Wrapper):
         dtype = getattr(self.action_space, "dtype", None)
         for action in recording["actions"]:
             self.step(np.asarray(action, dtype=dtype))
+        return recording.get("last", self._last) == self._last
+
+
+def _digest(observation: Any) -> str:
+    """A fingerprint of an observation (arrays, numbers, and dicts or tuples of them)."""
+    digest = hashlib.sha1()
+    parts = [observation]
+    while parts:
+        part = parts.pop()
+        if isinstance(part, dict):
+            parts.extend(part[key] for key in sorted(part))
+        elif isinstance(part, tuple | list):
+            parts.extend(part)
+        else:
+            digest.update(np.ascontiguousarray(part).tobytes())
+    return digest.hexdigest()
 
 
 def _has_state(env) -> bool:

@@ -180,3 +180,26 @@ def test_sticky_actions_repeat_the_previous_action_with_probability_a_quarter():
     share, sigma = repeats / decisive, np.sqrt(0.25 * 0.75 / decisive)
     assert abs(share - 0.25) < 3 * sigma
     assert _decisive_repeats("dqn2015", 500)[0] == 0
+
+
+def test_sticky_actions_replay_from_the_state_saved_before_an_unseeded_reset():
+    """machado2018 repeats the last action with probability 0.25 from the emulator's own random stream:
+    get_state carries it, so a fresh env set to it plays the next unseeded episode frame for frame."""
+    def unseeded_episode(env, actions):
+        frames = [env.reset()[0]]
+        for action in actions:
+            observation, _, terminated, truncated, _ = env.step(action)
+            frames.append(observation)
+            if terminated or truncated:
+                break
+        return np.stack(frames)
+
+    actions = np.random.default_rng(0).integers(0, 18, size=150)
+    env = make_atari_env("breakout", protocol("machado2018"), seed=3)
+    unseeded_episode(env, actions[:40])  # into the seeded stream
+    state = env.unwrapped.get_state()
+    first = unseeded_episode(env, actions)
+
+    fresh = make_atari_env("breakout", protocol("machado2018"), seed=9)
+    fresh.unwrapped.set_state(state)
+    assert np.array_equal(unseeded_episode(fresh, actions), first)

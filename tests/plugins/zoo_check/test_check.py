@@ -81,7 +81,40 @@ def test_a_non_deterministic_env_fails_the_seeding_check(example, capsys, monkey
     checks = {line.partition(" (")[0] for line in failed}
     assert "FAIL environment mini:bad-corridor: same seed, same episode" in checks
     assert checks <= {"FAIL environment mini:bad-corridor: same seed, same episode",  # gymnasium's checker steps
-                      "FAIL environment mini:bad-corridor: gymnasium check_env"}  # once, so it sees it by chance
+                      "FAIL environment mini:bad-corridor: gymnasium check_env",  # once, so it sees it by chance
+                      "FAIL environment mini:bad-corridor: an unseeded episode replays from the saved state"}
+
+
+class HiddenSlips:
+    """A corridor mixin whose slips come from a generator of its own, seeded only by a seeded reset (as
+    MinAtar's games draw), which `get_state` leaves out."""
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.slips = np.random.RandomState(seed)
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        return super().step(action if self.slips.rand() >= 0.3 else 1 - action)
+
+
+def test_an_env_whose_saved_state_misses_its_randomness_fails_the_replay_check(example, capsys, monkeypatch):
+    class Hidden(HiddenSlips, example.corridor.CorridorEnv):
+        pass
+
+    class Carried(Hidden):
+        def get_state(self):
+            return {**super().get_state(), "slips": [x.tolist() if hasattr(x, "tolist") else x for x in self.slips.get_state()]}
+
+        def set_state(self, state):
+            super().set_state(state)
+            self.slips.set_state(tuple(np.array(x, np.uint32) if isinstance(x, list) else x for x in state["slips"]))
+
+    code, failed = failures(capsys, "mini", registry_with("mini", env_plugin(example, Hidden)), monkeypatch)
+    assert code == 1 and [line.partition(" (")[0] for line in failed] == [
+        "FAIL environment mini:bad-corridor: an unseeded episode replays from the saved state"]
+    assert "the env draws from a random state that is not saved; give it get_state/set_state" in failed[0]
+    assert failures(capsys, "mini", registry_with("mini", env_plugin(example, Carried)), monkeypatch) == (0, [])
 
 
 def test_nan_rewards_fail_the_output_check(example, capsys, monkeypatch):
@@ -206,7 +239,8 @@ def test_an_env_is_checked_with_its_example(example):
     built = []
     results = check_plugin("mini", registry_with("mini", needy_plugin(example, built, example={"length": 5})))
     assert {r.check for r in results if r.status == "PASS"} == {
-        "gymnasium check_env", "same seed, same episode", "finite rewards, observations in the space"}
+        "gymnasium check_env", "same seed, same episode", "an unseeded episode replays from the saved state",
+        "finite rewards, observations in the space"}
     assert built and set(built) == {5}
 
 
