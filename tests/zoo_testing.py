@@ -6,6 +6,8 @@ import io
 from pathlib import Path
 from unittest import mock
 
+import numpy as np
+
 from zoo import build_trial
 from zoo.cli import main
 from zoo.registry import get_registry
@@ -41,3 +43,20 @@ def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
         code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+class HiddenSlips:
+    """A mixin for the example plugin's corridor env: its slips come from a generator of its own, seeded only
+    by a seeded reset (as MinAtar's games draw), which the corridor's `get_state` leaves out."""
+
+    def __init__(self, params):
+        super().__init__(params)
+        self.slips = np.random.RandomState(0)
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.slips = np.random.RandomState(seed)
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        return super().step(action if self.slips.rand() >= 0.3 else 1 - action)

@@ -12,6 +12,7 @@ import pytest
 from pydantic import Field
 from zoo_check.checks import run_checks
 from zoo_check.testing import check_plugin
+from zoo_testing import HiddenSlips
 from zoo_tune.search_spaces import SearchSpaceEntry
 
 import zoo.registry
@@ -83,19 +84,6 @@ def test_a_non_deterministic_env_fails_the_seeding_check(example, capsys, monkey
     assert checks <= {"FAIL environment mini:bad-corridor: same seed, same episode",  # gymnasium's checker steps
                       "FAIL environment mini:bad-corridor: gymnasium check_env",  # once, so it sees it by chance
                       "FAIL environment mini:bad-corridor: an unseeded episode replays from the saved state"}
-
-
-class HiddenSlips:
-    """A corridor mixin whose slips come from a generator of its own, seeded only by a seeded reset (as
-    MinAtar's games draw), which `get_state` leaves out."""
-
-    def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self.slips = np.random.RandomState(seed)
-        return super().reset(seed=seed, options=options)
-
-    def step(self, action):
-        return super().step(action if self.slips.rand() >= 0.3 else 1 - action)
 
 
 def test_an_env_whose_saved_state_misses_its_randomness_fails_the_replay_check(example, capsys, monkeypatch):

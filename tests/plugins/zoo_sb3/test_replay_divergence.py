@@ -9,8 +9,8 @@ import logging
 import types
 from pathlib import Path
 
-import numpy as np
 import pytest
+from zoo_testing import HiddenSlips
 
 from zoo import EnvEntry, Interrupted, execute_run, hookimpl, prepare_run, run_trials
 from zoo.registry import Registry
@@ -29,20 +29,8 @@ def registry(monkeypatch) -> Registry:
     monkeypatch.syspath_prepend(str(ROOT / "tests" / "thirdparty_plugin" / "src"))
     from zoo_example.corridor import CorridorEnv, CorridorParams
 
-    class HiddenCorridor(CorridorEnv):
-        """Slips drawn from a generator of its own that get_state leaves out (as MinAtar's games did)."""
-
-        def __init__(self, params):
-            super().__init__(params)
-            self.slips = np.random.RandomState(0)
-
-        def reset(self, *, seed=None, options=None):
-            if seed is not None:
-                self.slips = np.random.RandomState(seed)
-            return super().reset(seed=seed, options=options)
-
-        def step(self, action):
-            return super().step(action if self.slips.rand() >= 0.3 else 1 - action)
+    class HiddenCorridor(HiddenSlips, CorridorEnv):
+        pass
 
     plugin = types.SimpleNamespace(register_envs=hookimpl(lambda register: register(EnvEntry(
         name="hidden-corridor", params=CorridorParams, factory=lambda params, seed: HiddenCorridor(params)))))
