@@ -89,3 +89,19 @@ def test_the_state_before_an_unseeded_reset_replays_the_episode_exactly():
     again, rewards_again = play(fresh, None, 120, through=False)
     assert np.array_equal(first, again) and np.array_equal(rewards, rewards_again)
 
+
+
+def test_the_action_a_sticky_step_repeats_travels_in_the_state():
+    """With sticky actions the first step of an episode may repeat the last action of the one before."""
+    env = make(game="breakout", sticky_action_prob=0.9)
+    play(env, seed=5, steps=40)
+    env.step(2)  # the action a sticky first step would repeat
+    state = env.get_state()
+    first, _ = play(env, None, 30, through=False)
+
+    fresh = make(game="breakout", sticky_action_prob=0.9)
+    fresh.reset(seed=6)
+    fresh.step(1)  # another last action, which set_state must replace
+    fresh.set_state(state)
+    again, _ = play(fresh, None, 30, through=False)
+    assert np.array_equal(first, again)
