@@ -1,5 +1,5 @@
-"""The substrate's search space and the tuning files of benchmarks/tuning: every value of the space is valid for
-each agent's tuning spec, and ``zoo validate`` checks a named space's paths against the spec (it once checked
+"""The substrate's search space and the tuning files of benchmarks/tuning: every value of the space (and of a
+file's own additions) is valid for each agent's tuning spec, and ``zoo validate`` checks a named space's paths against the spec (it once checked
 only the file's own ``space``)."""
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ def test_there_is_a_tuning_file_per_substrate_agent_and_world():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_every_value_of_the_substrate_space_is_valid_in_each_tuning_spec(path):
     registry = get_registry()
-    space = registered_space("substrate", registry)
-    spec_path = TUNING / yaml.safe_load(path.read_text())["spec"]
+    tuning = yaml.safe_load(path.read_text())
+    own = {key: Categorical(**dist) for key, dist in tuning.get("space", {}).items()}
+    space = {**registered_space("substrate", registry), **own}
+    spec_path = TUNING / tuning["spec"]
     assert check_tuning(path, registry, build=False).endswith(f"over {len(space)} values of specs/{spec_path.name}")
     for key, dist in space.items():
         for value in dist.choices if isinstance(dist, Categorical) else [dist.low, dist.high]:
@@ -38,7 +40,7 @@ def test_every_value_of_the_substrate_space_is_valid_in_each_tuning_spec(path):
             node = spec.model_dump()
             for part in key.split("."):
                 node = node[part]
-            assert node == value, key
+            assert (list(node) if isinstance(node, tuple) else node) == value, key
 
 
 def test_validate_checks_a_named_space_against_the_spec(tmp_path):
