@@ -176,3 +176,21 @@ def diagnostics(pi_taken, batch, rho_bar: float = 1.05) -> dict[str, float]:
                 clipped += float(ratio > rho_bar)
                 entropy -= sum(float(p) * math.log(float(p)) for p in batch["mu"][t, b] if p > 0)
     return {"rho": rho / count, "rho_clipped": clipped / count, "mu_entropy": entropy / count}
+
+
+def pull_on_a_repeated_action(loss, adv_row: list[float], value: float, behavior: torch.Tensor, reward: float,
+                              rows: int = 6) -> float:
+    """d loss / d A(action 0) over one sequence of `rows` rows that takes action 0 every step, with the
+    advantages `adv_row` and value `value` at every row, the behavior point `behavior` (1, k) and a constant
+    reward; mu is the loss's own behavior policy. > 0: gradient descent lowers that advantage."""
+    actions = len(adv_row)
+    adv = torch.tensor(adv_row).repeat(rows, 1, 1, 1).requires_grad_()  # (T+1, B=1, heads=1, A)
+    values = torch.full((rows, 1, 1), value, requires_grad=True)
+    mu = loss.behavior_policy(adv.detach()[:, 0], None, behavior)[None].exp().reshape(rows, 1, actions)
+    data = {"obs": torch.zeros(rows, 1, 1), "state": torch.zeros(1, 1), "valid": torch.ones(rows, 1, dtype=bool),
+            "action": torch.zeros(rows, 1, dtype=torch.long), "mu": mu, "reward": torch.full((rows, 1), reward),
+            "done": torch.zeros(rows, 1), "train": torch.ones(rows, 1, dtype=bool), "behavior": behavior}
+    data["train"][-1] = False
+    total, _ = loss(FixedNet(adv, values), data)
+    (grad,) = torch.autograd.grad(total, adv)
+    return float(grad[:-1, 0, 0, 0].sum())

@@ -11,6 +11,7 @@ searching App. G's x = log(1 + 1/tau) they keep playing them and none relapsed.
 import numpy as np
 import pytest
 import torch
+from loss_reference import pull_on_a_repeated_action
 from zoo_gdi.behavior import behavior_space
 from zoo_gdi.loss import GDILoss
 from zoo_gdi.plugin import DEFAULT_CONTROLLERS
@@ -62,25 +63,8 @@ def test_a_greedy_behavior_leaves_its_taken_action_without_gradient():
     advantage that chose it; at 1/tau = 1 it pushes it down."""
     loss = GDILoss(ablation="none", burn_in=0, gamma=0.9, rho_bar=1.05, c_bar=1.05, scales=(1.0, 10.0, 10.0),
                    shapings=("log",))
-    rows, actions = 6, 4
-
-    def grad_of_taken(beta):
-        adv = torch.tensor([1.0, 0.0, 0.5, 0.2]).repeat(rows, 1, 1, 1).requires_grad_()  # (T+1, B=1, heads, A)
-        value = torch.full((rows, 1, 1), -2.0, requires_grad=True)
-        behavior = torch.tensor([[beta, beta, 1.0]])
-        mu = loss.behavior_policy(adv.detach()[:, 0], None, behavior)[None].exp().reshape(rows, 1, actions)
-        data = {"obs": torch.zeros(rows, 1, 1), "state": torch.zeros(1, 1), "valid": torch.ones(rows, 1, dtype=bool),
-                "action": torch.zeros(rows, 1, dtype=torch.long), "mu": mu, "reward": -torch.ones(rows, 1),
-                "done": torch.zeros(rows, 1), "train": torch.ones(rows, 1, dtype=bool), "behavior": behavior}
-        data["train"][-1] = False
-
-        class Net:
-            def unroll(self, *args):
-                return adv, value
-
-        total, _ = loss(Net(), data)
-        (grad,) = torch.autograd.grad(total, adv)
-        return float(grad[:-1, 0, 0, 0].sum())  # d loss / d A(wrong move): > 0 pushes it down
+    def grad_of_taken(beta):  # the wrong move: > 0 pushes it down
+        return pull_on_a_repeated_action(loss, [1.0, 0.0, 0.5, 0.2], -2.0, torch.tensor([[beta, beta, 1.0]]), -1.0)
 
     assert grad_of_taken(1.0) > 1.0
     assert abs(grad_of_taken(50.0)) < 1e-6
