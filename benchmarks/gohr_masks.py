@@ -49,19 +49,16 @@ AGENTS = {
            "{gamma: 0.95, shaping: rs2}, {gamma: 0.85, shaping: rs3}]}",
     "lbc-masked": f"{{type: lbc, preset: cpu_small, mask_actions: true, {_CELLS}, members: [{{gamma: 0.9, shaping: rs1}}, "
                   "{gamma: 0.95, shaping: rs2}, {gamma: 0.85, shaping: rs3}]}",
-    # the searched `gohr` presets (masked; docs/substrate.md), each under the meta-controller its search ran with
+    # the searched `gohr` presets (masked; docs/substrate.md), under their agents' own meta-controllers as searched
     "gdi-i3-gohr": "{type: gdi-i3, preset: gohr}",
     "gdi-h3-gohr": "{type: gdi-h3, preset: gohr}",
     "dice-gohr": "{type: dice, preset: gohr}",
     "lbc-gohr": "{type: lbc, preset: gohr}",
 }
-#: agent -> its meta_controller block, where the spec names one (the others take their agent's default)
-META_CONTROLLERS = {"gdi-i3-gohr": "{type: gdi_bandits}", "gdi-h3-gohr": "{type: thompson}"}
 
 
 def spec_text(rule: str, agent: str, seed: int) -> str:
-    controller = f"meta_controller: {META_CONTROLLERS[agent]}\n" if agent in META_CONTROLLERS else ""
-    return (f"name: {agent}-seed-{seed}\nenv: {ENV.replace('RULE', rule)}\nagent: {AGENTS[agent]}\n{controller}"
+    return (f"name: {agent}-seed-{seed}\nenv: {ENV.replace('RULE', rule)}\nagent: {AGENTS[agent]}\n"
             f"budget: {{steps: {STEPS}, checkpoint_every: {STEPS // 2}}}\ntrials: 1\nseeds: [{seed}]\n"
             "logging: {tensorboard: false, progress: false, keep_checkpoints: 1}\n")
 
