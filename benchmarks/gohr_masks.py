@@ -12,6 +12,13 @@ agent the median and mean TCE over seeds with 95% percentile-bootstrap intervals
 Mann-Whitney U tests that the agent makes fewer errors than the random legal-move player and, for a
 masked agent, than the same agent unmasked.
 
+Over two or more rules it then prints the board's kind of summary (rliable; Agarwal et al., 2021): each
+run's score is the share of the random legal-move player's errors it avoided on its rule (1 - TCE / the
+random player's mean TCE there: 0 is random legal play, 1 no error), aggregated over rules and seeds as
+an interquartile mean with its stratified-bootstrap interval, and, when ``ppo`` ran, the probability
+that a run of the agent beats a run of SB3's PPO on a rule. The cpu_small columns (``gdi-i3``, ``dice``,
+...: unmasked, as on the board) are the substrate agents before their search, the ``-gohr`` columns after.
+
     OMP_NUM_THREADS=1 nice -n 19 python benchmarks/gohr_masks.py OUT [--seeds 5] [--rules paper/color_match,...]
 """
 
@@ -43,7 +50,10 @@ _CELLS = "reuse: 8, length: 10, burn_in: 5, network: {torso: cells, hidden: [64]
 #: agent -> its spec's agent block: the board's settings (leaderboards/gohr-v1.yaml), each agent's own meta-controller
 AGENTS = {
     "random-legal": "{type: random-legal}",
+    "ppo": "{type: ppo, n_steps: 512, n_envs: 4, batch_size: 256, learning_rate: 0.0005, gamma: 0.9, ent_coef: 0.01}",
     "gdi-i3": f"{{type: gdi-i3, preset: cpu_small, gamma: 0.9, {_CELLS}}}",
+    "gdi-h3": f"{{type: gdi-h3, preset: cpu_small, gamma: 0.9, {_CELLS}}}",
+    "dice": f"{{type: dice, preset: cpu_small, gamma: 0.9, {_CELLS}}}",
     "gdi-i3-masked": f"{{type: gdi-i3, preset: cpu_small, gamma: 0.9, mask_actions: true, {_CELLS}}}",
     "lbc": f"{{type: lbc, preset: cpu_small, {_CELLS}, members: [{{gamma: 0.9, shaping: rs1}}, "
            "{gamma: 0.95, shaping: rs2}, {gamma: 0.85, shaping: rs3}]}",
@@ -85,6 +95,26 @@ def table(scores: dict[str, list[float]]) -> str:
     return "\n".join(lines)
 
 
+def summary(tces: dict[str, dict[str, list[float]]], *, reps: int = 2000) -> str:
+    """Markdown over the rules of `tces` (rule -> agent -> TCE per seed): each agent's IQM of the share of random
+    legal play's errors avoided, and P(a run beats a PPO run) when PPO ran, both with 95% bootstrap intervals."""
+    from zoo_board.aggregates import aggregate_estimates, improvement_probabilities, normalized
+
+    rules = list(tces)
+    agents = [agent for agent in tces[rules[0]] if agent != "random-legal"]
+    scores = {agent: np.column_stack([normalized(tces[rule][agent], np.mean(tces[rule]["random-legal"]), 0.0)
+                                      for rule in rules]) for agent in agents}
+    estimates = aggregate_estimates(scores, reps=reps)
+    beats = improvement_probabilities(scores, reps=reps) if "ppo" in scores else {}
+    lines = ["| agent | IQM [95% CI] | P(run beats a PPO run) [95% CI] |", "|---|---|---|"]
+    for agent in sorted(agents, key=lambda a: -estimates[a]["iqm"].value):
+        iqm = estimates[agent]["iqm"]
+        vs_ppo = beats.get((agent, "ppo"))
+        lines.append(f"| {agent} | {iqm.value:.2f} [{iqm.low:.2f}, {iqm.high:.2f}] | "
+                     + (f"{vs_ppo.value:.2f} [{vs_ppo.low:.2f}, {vs_ppo.high:.2f}] |" if vs_ppo else "|"))
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="folder of the runs (finished runs in it are read, not retrained)")
@@ -108,6 +138,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     print(f"cpu: {cpu_description()}")
+    tces = {}
     for rule in rules:
         started, scores, cpu = time.perf_counter(), {}, 0.0
         for agent in agents:
@@ -122,8 +153,12 @@ def main() -> None:
                 values.append(errors)
                 cpu += seconds
             scores[agent] = values
+        tces[rule] = scores
         print(f"\n{rule}: {STEPS} moves per run, seeds 0-{args.seeds - 1}; training {cpu / 60:.1f} CPU-min over all "
               f"runs, this invocation {(time.perf_counter() - started) / 60:.1f} wall-min\n\n{table(scores)}")
+    if len(rules) > 1 and len(agents) > 1:
+        print(f"\nOver the {len(rules)} rules, {args.seeds} seeds each: the share of random legal play's errors avoided "
+              f"(rliable, 2,000 stratified-bootstrap resamples)\n\n{summary(tces)}")
 
 
 if __name__ == "__main__":

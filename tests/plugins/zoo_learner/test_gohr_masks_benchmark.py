@@ -69,3 +69,13 @@ def test_bad_arguments_are_refused_with_a_message(args, message, tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "out"), *args], capture_output=True, text=True)
     assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_summary_scores_the_share_of_random_errors_avoided_and_compares_with_ppo(bench):
+    """An agent with no errors scores 1, random legal play's own errors score 0, and P(beats PPO) counts run pairs."""
+    rules = {rule: {"random-legal": [100.0, 100.0, 100.0], "ppo": [50.0, 60.0, 70.0], "perfect": [0.0, 0.0, 0.0],
+                    "as-random": [100.0, 100.0, 100.0]} for rule in ("a", "b")}
+    lines = bench.summary(rules, reps=50).splitlines()
+    assert lines[2] == "| perfect | 1.00 [1.00, 1.00] | 1.00 [1.00, 1.00] |"
+    assert lines[3].startswith("| ppo | 0.40 [") and lines[3].endswith("| |")
+    assert lines[4] == "| as-random | 0.00 [0.00, 0.00] | 0.00 [0.00, 0.00] |"
