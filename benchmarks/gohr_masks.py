@@ -19,7 +19,10 @@ an interquartile mean with its stratified-bootstrap interval, and, when ``ppo`` 
 that a run of the agent beats a run of SB3's PPO on a rule. The cpu_small columns (``gdi-i3``, ``dice``,
 ...: unmasked, as on the board) are the substrate agents before their search, the ``-gohr`` columns after.
 
+``--steps`` trains longer than the board (runs of another budget belong in another OUT).
+
     OMP_NUM_THREADS=1 nice -n 19 python benchmarks/gohr_masks.py OUT [--seeds 5] [--rules paper/color_match,...]
+                                                                     [--agents ...] [--steps 4000]
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ _CELLS = "reuse: 8, length: 10, burn_in: 5, network: {torso: cells, hidden: [64]
 #: agent -> its spec's agent block: the board's settings (leaderboards/gohr-v1.yaml), each agent's own meta-controller
 AGENTS = {
     "random-legal": "{type: random-legal}",
+    "linear-dqn": "{type: gohr-linear-dqn, replay_size: 1000, batch_size: 128, eps_start: 0.9, eps_end: 0.001, "
+                  "eps_decay: 200, loss: mse, mask_actions: false, gamma: 1.0, lr: 0.01, target_period: 200, "
+                  "target_unit: episodes}",
     "ppo": "{type: ppo, n_steps: 512, n_envs: 4, batch_size: 256, learning_rate: 0.0005, gamma: 0.9, ent_coef: 0.01}",
     "gdi-i3": f"{{type: gdi-i3, preset: cpu_small, gamma: 0.9, {_CELLS}}}",
     "gdi-h3": f"{{type: gdi-h3, preset: cpu_small, gamma: 0.9, {_CELLS}}}",
@@ -67,9 +73,9 @@ AGENTS = {
 }
 
 
-def spec_text(rule: str, agent: str, seed: int) -> str:
+def spec_text(rule: str, agent: str, seed: int, steps: int = STEPS) -> str:
     return (f"name: {agent}-seed-{seed}\nenv: {ENV.replace('RULE', rule)}\nagent: {AGENTS[agent]}\n"
-            f"budget: {{steps: {STEPS}, checkpoint_every: {STEPS // 2}}}\ntrials: 1\nseeds: [{seed}]\n"
+            f"budget: {{steps: {steps}, checkpoint_every: {steps // 2}}}\ntrials: 1\nseeds: [{seed}]\n"
             "logging: {tensorboard: false, progress: false, keep_checkpoints: 1}\n")
 
 
@@ -119,6 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="folder of the runs (finished runs in it are read, not retrained)")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=STEPS, help=f"moves per run (default: the board's {STEPS})")
     parser.add_argument("--rules", default=",".join(RULES), help=f"comma-separated, of: {', '.join(RULES)}")
     parser.add_argument("--agents", default=",".join(AGENTS), help=f"comma-separated, of: {', '.join(AGENTS)}")
     args = parser.parse_args()
@@ -129,6 +136,8 @@ def main() -> None:
             parser.error(f"unknown {what} {unknown[0]!r}; the {what}s are {', '.join(known)}")
     if "random-legal" not in agents:
         parser.error("--agents must include random-legal (every test is against it)")
+    if args.steps < 1:
+        parser.error("--steps must be positive")
     if args.seeds < 2:
         parser.error("--seeds must be at least 2 (the tests compare samples)")
     if args.out.exists() and not args.out.is_dir():
@@ -146,7 +155,7 @@ def main() -> None:
             for seed in range(args.seeds):
                 folder = args.out / rule.replace("/", "-") / agent / f"seed-{seed}"
                 try:
-                    train_cell(folder, spec_text(rule, agent, seed))
+                    train_cell(folder, spec_text(rule, agent, seed, args.steps))
                 except ZooError as exc:
                     raise SystemExit(f"{folder}: {exc}") from None
                 errors, seconds = tce(folder)
@@ -154,7 +163,7 @@ def main() -> None:
                 cpu += seconds
             scores[agent] = values
         tces[rule] = scores
-        print(f"\n{rule}: {STEPS} moves per run, seeds 0-{args.seeds - 1}; training {cpu / 60:.1f} CPU-min over all "
+        print(f"\n{rule}: {args.steps} moves per run, seeds 0-{args.seeds - 1}; training {cpu / 60:.1f} CPU-min over all "
               f"runs, this invocation {(time.perf_counter() - started) / 60:.1f} wall-min\n\n{table(scores)}")
     if len(rules) > 1 and len(agents) > 1:
         print(f"\nOver the {len(rules)} rules, {args.seeds} seeds each: the share of random legal play's errors avoided "

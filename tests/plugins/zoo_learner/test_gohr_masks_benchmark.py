@@ -33,6 +33,13 @@ def test_every_cell_is_a_valid_spec_at_the_boards_budget(bench):
             assert getattr(spec.agent, "mask_actions", False) is agent.endswith(("-masked", "-gohr"))  # gohr presets mask
 
 
+def test_a_longer_budget_changes_the_budget_only(bench):
+    board, longer = (load_spec_text(bench.spec_text(bench.RULES[1], "linear-dqn", 2, *steps), get_registry())
+                     for steps in ((), (30000,)))
+    assert (board.budget.steps, longer.budget.steps) == (4000, 30000)
+    assert board.agent == longer.agent and board.env == longer.env and board.seeds == longer.seeds
+
+
 def test_the_searched_presets_run_under_their_agents_own_meta_controllers_as_searched(bench):
     """The GDI studies once ran under gdi_bandits over 1/tau and thompson; the presets are searched and run
     under each agent's own controller (for GDI, its bandits over App. G's x = log(1 + 1/tau))."""
@@ -64,7 +71,7 @@ def test_the_table_tests_fewer_errors_against_random_and_against_unmasked(bench)
 
 @pytest.mark.parametrize("args, message", [(["--agents", "gdi-i3"], "must include random-legal"),
                                            (["--rules", "paper/nope"], "unknown rule 'paper/nope'"),
-                                           (["--seeds", "1"], "at least 2")])
+                                           (["--seeds", "1"], "at least 2"), (["--steps", "0"], "positive")])
 def test_bad_arguments_are_refused_with_a_message(args, message, tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "out"), *args], capture_output=True, text=True)
     assert done.returncode == 2 and message in done.stderr
