@@ -188,10 +188,25 @@ def suggest(trial, space: dict[str, Any]) -> dict[str, Any]:
             values[path] = trial.suggest_float(path, dist.low, dist.high, log=dist.log)
         elif isinstance(dist, IntRange):
             values[path] = trial.suggest_int(path, dist.low, dist.high, log=dist.log)
-        else:  # Optuna stores scalars: a list or mapping is drawn by its JSON text
-            labels = [json.dumps(c) if isinstance(c, (list, dict)) else c for c in dist.choices]
-            values[path] = dist.choices[labels.index(trial.suggest_categorical(path, labels))]
+        else:
+            values[path] = _choice(dist, trial.suggest_categorical(path, _labels(dist)))
     return values
+
+
+def _labels(dist: Categorical) -> list:
+    """What Optuna is given to choose from: it stores scalars only, so a list or mapping goes by its JSON text."""
+    return [json.dumps(c) if isinstance(c, (list, dict)) else c for c in dist.choices]
+
+
+def _choice(dist: Categorical, label):
+    """The choice Optuna's `label` stands for."""
+    return dist.choices[_labels(dist).index(label)]
+
+
+def spec_values(params: dict[str, Any], space: dict[str, Any]) -> dict[str, Any]:
+    """An Optuna trial's params as the spec's values: a categorical list or mapping, not its JSON label."""
+    return {path: _choice(space[path], value) if isinstance(space.get(path), Categorical) else value
+            for path, value in params.items()}
 
 
 def registered_space(name: str, registry: Registry) -> dict[str, Any]:
@@ -232,7 +247,7 @@ def tune(tuning_path: Path, registry: Registry, runs_dir: Path, *, base: Overrid
     for _ in range(max(0, (n_trials or settings.n_trials) - done)):
         trial = study.ask()
         _run_trial(study, trial, settings, spec_path, name, registry, Path(runs_dir), base)
-    return _write_summary(study, home, Path(runs_dir))
+    return _write_summary(study, home, Path(runs_dir), settings.space)
 
 
 def with_registered_space(settings: TuningFile, registry: Registry) -> TuningFile:
@@ -332,18 +347,19 @@ def objective(folder: RunFolder) -> float | None:
     return float(np.mean(finals)) if len(finals) else None
 
 
-def _write_summary(study, home: Path, runs_dir: Path) -> dict[str, Any]:
+def _write_summary(study, home: Path, runs_dir: Path, space: dict[str, Any]) -> dict[str, Any]:
     from optuna.trial import TrialState
 
     trials = study.get_trials(deepcopy=False)
     summary: dict[str, Any] = {
         "study": study.study_name, "direction": study.direction.name.lower(),
-        "trials": [{"number": t.number, "state": t.state.name.lower(), "value": t.value, "params": t.params,
-                    "run": t.user_attrs.get("run")} for t in trials],
+        "trials": [{"number": t.number, "state": t.state.name.lower(), "value": t.value,
+                    "params": spec_values(t.params, space), "run": t.user_attrs.get("run")} for t in trials],
     }
     if any(t.state == TrialState.COMPLETE for t in trials):
         best = study.best_trial
-        summary["best"] = {"number": best.number, "value": best.value, "params": best.params, "run": best.user_attrs["run"]}
+        summary["best"] = {"number": best.number, "value": best.value, "params": spec_values(best.params, space),
+                           "run": best.user_attrs["run"]}
         text = (runs_dir / best.user_attrs["run"] / "spec.yaml").read_text(encoding="utf-8")
         atomic_write_text(home / "best.yaml", f"# best of {study.study_name}: trial {best.number}, value {best.value:.6g}\n{text}")
     atomic_write_json(home / "tune.json", summary)

@@ -62,6 +62,19 @@ def test_trials_are_runs_in_the_index_and_a_second_call_runs_only_the_missing_on
     assert [t["number"] for t in summary["trials"]] == [0, 1, 2] and len(RunIndex(runs).query()) == 3
 
 
+def test_a_list_choice_is_reported_as_the_list_the_run_used_not_its_optuna_label(tmp_path):
+    """Optuna stores a list choice by its JSON text; tune.json gives the spec's value, which `--set` takes back."""
+    path = _files(tmp_path, **{"agent.gamma: {type: categorical, choices: [0.9, 0.99]}":
+                               "agent.policy_kwargs: {type: categorical, choices: [{net_arch: [8]}, {net_arch: [16, 16]}]}"})
+    summary = tune(path, get_registry(), tmp_path / "runs")
+    for trial in summary["trials"] + [summary["best"]]:
+        chosen = trial["params"]["agent.policy_kwargs"]
+        assert chosen in ({"net_arch": [8]}, {"net_arch": [16, 16]})
+        resolved = yaml.safe_load((tmp_path / "runs" / trial["run"] / "spec.yaml").read_text())
+        assert resolved["agent"]["policy_kwargs"]["net_arch"] == chosen["net_arch"]
+    assert json.loads((tmp_path / "runs" / "cart.tune" / "tune.json").read_text())["best"] == summary["best"]
+
+
 def test_a_pruner_stops_trials_early_and_leaves_their_runs_interrupted(tmp_path, capsys):
     path = _files(tmp_path, pruner="{type: threshold, lower: 1.0e9}")
     runs = tmp_path / "runs"
