@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-from zoo_learner.params import CPU_SMALL_PRESET, GOHR_WORLD, PAPER_PRESET, ActorCriticParams, merge, searched
+from zoo_learner.params import (
+    CPU_SMALL_PRESET,
+    GOHR_WORLD,
+    MINATAR_WORLD,
+    PAPER_PRESET,
+    PRESETS_HELP,
+    ActorCriticParams,
+    merge,
+    searched,
+)
 
 from zoo import Params
 
@@ -49,6 +58,12 @@ PRESETS["gohr"] = searched(
     merge(GOHR_WORLD, {"members": [{"gamma": 0.9, "shaping": "rs1"}, {"gamma": 0.95, "shaping": "rs2"},
                                    {"gamma": 0.85, "shaping": "rs3"}]}),
     {"batch": 8, "reuse": 8, "network": {"lstm": 32}, "optimizer": {"lr": 2.04e-3}})
+# The search's winner on MinAtar Breakout (benchmarks/tuning/results/minatar-lbc.json), which weighs the members'
+# Q loss 1 instead of the paper's 5: at 5 it flattens the advantages before the first reward (docs/substrate.md).
+PRESETS["minatar"] = searched(
+    PRESETS["cpu_small"], MINATAR_WORLD,
+    {"num_envs": 4, "batch": 16, "length": 20, "reuse": 8, "network": {"lstm": 128}, "optimizer": {"lr": 2.55e-3},
+     "loss_scales": [1.0, 1.0, 5.0]})
 
 
 class LBCParams(ActorCriticParams):
@@ -56,6 +71,7 @@ class LBCParams(ActorCriticParams):
 
     PRESETS = PRESETS
 
+    preset: Literal["paper", "cpu_small", "gohr", "minatar"] = Field(default="cpu_small", description=PRESETS_HELP)
     ablation: Ablation = Field(default="none", description="the paper's Table 12 variants and App. K.3's w/o UCB")
     members: list[MemberParams] = Field(default_factory=lambda: [MemberParams(**m) for m in PAPER_MEMBERS],
                                         min_length=2, max_length=8, description="the population: (gamma, shaping) per member")

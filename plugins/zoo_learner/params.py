@@ -154,6 +154,21 @@ GOHR_WORLD: dict[str, Any] = {
 }
 
 
+#: The MinAtar settings the searches of benchmarks/tuning/ started from (Breakout at 100,000 steps), those of
+#: minatar-v1's substrate cells: MinAtar's 3x3 conv torso with a 128-unit embedding and an LSTM of 64, sequences
+#: of 5 + 10 rows used 4 times. Each agent's ``minatar`` preset is its cpu_small preset with these and the search's
+#: winner, when the winner beat these settings on held-out seeds.
+MINATAR_WORLD: dict[str, Any] = {
+    "reuse": 4, "length": 10, "burn_in": 5, "network": {"torso": "minatar", "embedding": 128, "lstm": 64},
+}
+
+
+#: What the `preset` field offers; an agent whose MinAtar search has run adds ``minatar`` to it.
+PRESETS_HELP = ("paper: the paper's Atari table; cpu_small: the setting for a few CPU cores (docs/algorithms/substrate.md); "
+                "gohr, minatar: cpu_small with the settings searched on that world (GOHR: masked moves, 4,000-move "
+                "budget; MinAtar: 100,000 steps; docs/substrate.md, 'Searched settings per world')")
+
+
 def searched(cpu_small: dict[str, Any], world: dict[str, Any], winner: dict[str, Any]) -> dict[str, Any]:
     """A searched preset: `cpu_small` under the world's settings under the search's `winner`."""
     return merge(merge(cpu_small, world), winner)
@@ -162,10 +177,7 @@ def searched(cpu_small: dict[str, Any], world: dict[str, Any], winner: dict[str,
 class ActorCriticParams(PresetParams):
     """The fields GDI, DiCE and LBC share: the preset, the importance clips and the three loss scales."""
 
-    preset: Literal["paper", "cpu_small", "gohr"] = Field(
-        default="cpu_small", description="paper: the paper's Atari table; cpu_small: the setting for a few CPU cores "
-        "(docs/algorithms/substrate.md); gohr: cpu_small with the settings searched on GOHR (masked moves, 4,000-move "
-        "budget; docs/substrate.md, 'Searched settings per world')")
+    preset: Literal["paper", "cpu_small", "gohr"] = Field(default="cpu_small", description=PRESETS_HELP)
     rho_bar: float = Field(default=1.05, gt=0, description="clip of the importance weight in V-trace and the policy gradient")
     c_bar: float = Field(default=1.05, gt=0, description="clip of the trace coefficients")
     loss_scales: tuple[float, float, float] = Field(default=(1.0, 10.0, 10.0), description="xi (V), alpha (Q), beta (policy)")

@@ -46,10 +46,16 @@ def close(a, b) -> bool:
     return a == pytest.approx(b, rel=5e-3) if isinstance(a, float) else a == b
 
 
-@pytest.mark.parametrize("world", ["gohr"])
-def test_each_world_search_has_a_result_per_substrate_agent(world):
-    assert [path.stem for path in RESULTS if path.stem.startswith(f"{world}-")] == [
-        f"{world}-{agent}" for agent in ("dice", "gdi-h3", "gdi-i3", "lbc")]
+AGENTS = ("dice", "gdi-h3", "gdi-i3", "lbc")
+WORLDS = ("gohr", "minatar")
+
+
+def test_every_searched_preset_has_its_search_and_every_search_its_preset():
+    offered = {f"{world}-{agent}" for agent in AGENTS
+               for world in get_args(get_registry().get("agent", agent).params.model_fields["preset"].annotation)
+               if world in WORLDS}
+    assert {f"gohr-{agent}" for agent in AGENTS} <= offered
+    assert sorted(offered) == [path.stem for path in RESULTS]
 
 
 @pytest.mark.parametrize("path", RESULTS, ids=lambda p: p.stem)
@@ -62,7 +68,7 @@ def test_a_world_preset_is_its_tuning_spec_with_the_winner_only_if_it_held_out(p
     assert differing == []
 
 
-@pytest.mark.parametrize("agent", ["dice", "gdi-h3", "gdi-i3", "lbc"])
+@pytest.mark.parametrize("agent", AGENTS)
 def test_every_preset_a_spec_may_name_exists_for_each_substrate_agent(agent):
     """A name the `preset` field accepts but the agent's table lacks would silently train on the field defaults."""
     params = get_registry().get("agent", agent).params
