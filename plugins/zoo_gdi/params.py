@@ -27,6 +27,7 @@ GOHR_SETTINGS = merge(GOHR_WORLD, {"gamma": 0.9})
 # meta-controller: the two studies' best trials drew the same settings.
 GOHR_WINNER = {"num_envs": 8, "batch": 8, "reuse": 8, "network": {"lstm": 64}, "optimizer": {"lr": 1.62e-3}}
 PRESETS["gohr"] = searched(PRESETS["cpu_small"], GOHR_SETTINGS, GOHR_WINNER)
+# GDI-H3's own table, for a world whose search picks it other settings than GDI-I3's.
 H3_PRESETS = {**PRESETS}
 
 
