@@ -86,3 +86,12 @@ def test_the_summary_scores_the_share_of_random_errors_avoided_and_compares_with
     assert lines[2] == "| perfect | 1.00 [1.00, 1.00] | 1.00 [1.00, 1.00] |"
     assert lines[3].startswith("| ppo | 0.40 [") and lines[3].endswith("| |")
     assert lines[4] == "| as-random | 0.00 [0.00, 0.00] | 0.00 [0.00, 0.00] |"
+
+
+def test_the_steps_option_reaches_the_runs(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, str(SCRIPT), str(out), "--steps", "8", "--seeds", "2",
+                           "--rules", "paper/color_match", "--agents", "random-legal"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    spec = load_spec_text((out / "paper-color_match" / "random-legal" / "seed-1" / "spec.yaml").read_text(), get_registry())
+    assert spec.budget.steps == 8 and "8 moves per run" in done.stdout
