@@ -11,12 +11,13 @@ from pathlib import Path
 
 from zoo_gohr import rule_sets
 from zoo_report import reporters
+from zoo_sarsa import feature_maps
 
 from zoo import hookspecs
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "hooks.md"
 #: hook modules of the kinds built-in plugins declare (register_kinds), with the plugin that declares each
-PLUGIN_HOOKS = [("zoo_gohr", rule_sets), ("zoo_report", reporters)]
+PLUGIN_HOOKS = [("zoo_gohr", rule_sets), ("zoo_report", reporters), ("zoo_sarsa", feature_maps)]
 
 
 def render() -> str:

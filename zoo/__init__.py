@@ -25,7 +25,6 @@ from .entries import (
     DocumentEntry,  # a kind of YAML file that `zoo validate` recognises (a study, a board)
     Entry,  # the fields common to every entry (the base of a plugin's own kinds of entry)
     EnvEntry,  # an environment: factory(params, seed) -> env
-    FeatureEntry,  # a feature map for linear agents
     KindEntry,  # a kind of entry of a plugin's own, registered through that plugin's hook
     MetaControllerEntry,  # a meta-controller: factory(params, behavior_space, rng) -> MetaController
     NoParams,  # the params of an entry that takes none
@@ -144,7 +143,7 @@ __all__ = [
     "hookimpl", "hookspec",
     # entries and params
     "AgentEntry", "BackendEntry", "BackendOption", "BackendParams", "DocumentEntry", "Entry", "EnvEntry",
-    "FeatureEntry", "KindEntry", "MetaControllerEntry", "NoParams", "Params", "TrackerEntry", "seeded_env",
+    "KindEntry", "MetaControllerEntry", "NoParams", "Params", "TrackerEntry", "seeded_env",
     # agents and behavior spaces
     "Agent", "EpisodeResets", "TrialContext",
     "BehaviorSpace", "BestRegion", "Choice", "Coordinate", "MetaController", "MetaControllerFactory",

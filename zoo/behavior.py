@@ -73,10 +73,6 @@ class BehaviorSpace:
     def dim(self) -> int:
         return len(self.coordinates)
 
-    def clip(self, point) -> np.ndarray:
-        """`point` clipped into the space's box."""
-        return np.array([min(max(float(x), c.low), c.high) for x, c in zip(point, self.coordinates)])
-
     def contains(self, point) -> bool:
         return len(point) == self.dim and all(c.low <= float(x) <= c.high for x, c in zip(point, self.coordinates))
 
@@ -135,6 +131,3 @@ class BestRegion(Protocol):
 #: What a spec's meta-controller block becomes for an agent: ``(space, rng) -> MetaController``
 #: (``TrialContext.meta_controller``; None when the spec has no meta_controller block).
 MetaControllerFactory = Callable[[BehaviorSpace, np.random.Generator], MetaController]
-
-
-__all__ = ["BehaviorSpace", "BestRegion", "Choice", "Coordinate", "MetaController", "MetaControllerFactory"]

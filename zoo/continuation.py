@@ -23,15 +23,12 @@ from .overrides import Overrides
 from .registry import Registry
 from .store import RunFolder, find_run
 
-#: the checkpoints a continuation starts from: each trial group's final one, or its best evaluation's
-CHECKPOINTS = ("last", "best")
-
 
 def continue_run(parent_ref: str, registry: Registry, runs_dir: Path, run_dir: Path | None,
                  overrides: Overrides, which: str = "last") -> RunFolder:
     """Create the run folder of a continuation of the finished run `parent_ref` (a folder or a run id) from its
     `which` checkpoints: ``last`` or ``best``."""
-    from .evaluation import BEST
+    from .evaluation import CHECKPOINTS, checkpoint_home
     from .run import prepare_run
     from .spec import parse_spec
     from .trials import RESOLVED_SPEC, group_dir, load_run_spec, trial_groups
@@ -50,10 +47,9 @@ def continue_run(parent_ref: str, registry: Registry, runs_dir: Path, run_dir: P
     sources: dict[tuple[int, ...], Checkpoint] = {}
     batched = registry.get("agent", parent_spec.agent.type).batched_trials
     for group in trial_groups(parent_spec, registry):
-        home = group_dir(parent, group, batched) / ("checkpoints" if which == "last" else BEST)
+        home, hint = checkpoint_home(group_dir(parent, group, batched), which)
         newest = next(newest_first(home), None)
         if newest is None:
-            hint = " (a best checkpoint needs budget.eval_every)" if which == "best" else ""
             raise ZooError(f"{parent.path}: trials {group} kept no complete {which} checkpoint to continue from{hint}")
         sources[tuple(group)] = newest
     named = replace(overrides, sets=(f"name={manifest.get('name') or parent_spec.name or 'continued'}", *overrides.sets))

@@ -80,13 +80,6 @@ class MetaControllerEntry(Entry):
 
 
 @dataclass(frozen=True)
-class FeatureEntry(Entry):
-    """A feature map for linear agents: ``factory(params, env) -> zoo.features.FeatureMap``."""
-
-    factory: Callable[..., Any] | None = None
-
-
-@dataclass(frozen=True)
 class DocumentEntry(Entry):
     """A kind of YAML file besides run specs that ``zoo validate`` recognises and checks (a study, a board).
 

@@ -19,6 +19,15 @@ from .store import atomic_write_json, iter_checkpoints, read_json
 
 BEST = "checkpoints-best"
 SCORE = "score.json"
+#: the checkpoints a trial is taken from (``zoo.load_agent``, ``zoo train --from``): its final one, or its best evaluation's
+CHECKPOINTS = ("last", "best")
+
+
+def checkpoint_home(group: Path, which: str) -> tuple[Path, str]:
+    """Where a trial group keeps its `which` checkpoints, and what a message that finds none there adds."""
+    if which == "last":
+        return group / "checkpoints", ""
+    return group / BEST, " (a best checkpoint needs budget.eval_every)"
 
 
 def best_score(home: Path) -> float:

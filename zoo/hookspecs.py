@@ -21,16 +21,7 @@ import pluggy
 if TYPE_CHECKING:
     import typer
 
-    from .entries import (
-        AgentEntry,
-        BackendEntry,
-        DocumentEntry,
-        EnvEntry,
-        FeatureEntry,
-        KindEntry,
-        MetaControllerEntry,
-        TrackerEntry,
-    )
+    from .entries import AgentEntry, BackendEntry, DocumentEntry, EnvEntry, KindEntry, MetaControllerEntry, TrackerEntry
 
 PROJECT = "zoo"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -69,11 +60,6 @@ def register_kinds(register: Callable[[KindEntry], None]) -> None:
     the registry adds it before it asks any plugin for that kind, so a plugin loaded earlier or later
     than the one that declares the kind contributes to it all the same.
     """
-
-
-@hookspec
-def register_features(register: Callable[[FeatureEntry], None]) -> None:
-    """Contribute feature maps for linear agents: ``register(FeatureEntry(...))``."""
 
 
 @hookspec

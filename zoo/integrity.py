@@ -45,13 +45,17 @@ class RowLoss:
     kind: str  # "file missing", "torn last row" or "rows missing"
 
     def __str__(self) -> str:
-        last = f" (the last at step {self.last_step})" if self.last_step is not None else ""
-        return (f"{self.file}: {self.kind}: checkpoint {self.checkpoint} recorded {self.expected} rows{last}, "
-                f"{self.found} found")
+        return _loss_line(self.file, self.kind, self.checkpoint, self.expected, self.found, self.last_step)
 
     @property
     def key(self) -> tuple:
         return self.trial, self.checkpoint, self.expected, self.found
+
+
+def _loss_line(file, kind, checkpoint, expected, found, last_step) -> str:
+    """A loss as every message states it (a RowLoss, or a record of run.json)."""
+    last = f" (the last at step {last_step})" if last_step is not None else ""
+    return f"{file}: {kind}: checkpoint {checkpoint} recorded {expected} rows{last}, {found} found"
 
 
 @dataclass(frozen=True)
@@ -199,9 +203,8 @@ def lost_row_notes(folder: RunFolder) -> list[str]:
             log.warning("%s: could not record the lost rows (%s)", folder.manifest_path, exc)
     notes = []
     for record in records + fresh:
-        last = f" (the last at step {record['last_step']})" if record.get("last_step") is not None else ""
+        loss = _loss_line(folder.path / str(record.get("file")), record.get("kind"), record.get("checkpoint"),
+                          record.get("expected"), record.get("found"), record.get("last_step"))
         accepted = f"; training continued over the loss at {record['accepted']}" if record.get("accepted") else ""
-        notes.append(f"lost metrics rows: {folder.path / str(record.get('file'))}: {record.get('kind')}: checkpoint "
-                     f"{record.get('checkpoint')} recorded {record.get('expected')} rows{last}, "
-                     f"{record.get('found')} found{accepted}")
+        notes.append(f"lost metrics rows: {loss}{accepted}")
     return notes

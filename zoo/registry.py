@@ -38,7 +38,6 @@ from .entries import (
     DocumentEntry,
     Entry,
     EnvEntry,
-    FeatureEntry,
     KindEntry,
     MetaControllerEntry,
     TrackerEntry,
@@ -58,7 +57,6 @@ KINDS: dict[str, tuple[str, type[Entry], str]] = {
     "env": ("register_envs", EnvEntry, "environment"),
     "agent": ("register_agents", AgentEntry, "agent"),
     "meta_controller": ("register_meta_controllers", MetaControllerEntry, "meta-controller"),
-    "feature": ("register_features", FeatureEntry, "feature map"),
     "document": ("register_documents", DocumentEntry, "document kind"),
     "kind": ("register_kinds", KindEntry, "entry kind"),
     "backend": ("register_backends", BackendEntry, "backend"),
@@ -148,19 +146,27 @@ class Registry:
             except Exception as exc:  # a broken plugin must not break the others
                 self._fail(ep.name, f"failed to import {ep.value}{_where(exc)}: {type(exc).__name__}: {exc}", exc)
         # among the third-party plugins, those that declare kinds come first, so that their hooks are known
-        # (and linted as such) when the others register
+        # (and linted as such) when the others register; the declarers are linted once all are in, as one may
+        # implement the hook of a kind another declares (GOHR's feature map is of the SARSA plugin's kind)
         loaded.sort(key=lambda pair: (not _builtin(pair[0]), not hasattr(pair[1], "register_kinds")))
+        declarers = []
         for ep, module in loaded:
-            dist = ep.dist
-            self.add(ep.name, module, version=dist.version if dist else "", distribution=dist.name if dist else "",
-                     builtin=_builtin(ep))
+            dist, declares = ep.dist, hasattr(module, "register_kinds")
+            if self.add(ep.name, module, version=dist.version if dist else "", distribution=dist.name if dist else "",
+                        builtin=_builtin(ep), lint=not declares) and declares:
+                declarers.append((ep.name, module))
+        for name, module in declarers:
+            self._lint(name, module)
 
-    def add(self, name: str, plugin: Any, *, version: str = "", distribution: str = "", builtin: bool = False) -> bool:
+    def add(self, name: str, plugin: Any, *, version: str = "", distribution: str = "", builtin: bool = False,
+            lint: bool = True) -> bool:
         """Register one plugin object (a module or any object with hook implementations).
 
         The kinds the plugin declares (``register_kinds``) are added first, so that its own entries
         of those kinds are collected too. Entries that fail their checks are refused one by one; the
         plugin fails as a whole only when it cannot be registered with pluggy or one of its hooks raises.
+        With `lint` (the default) the functions that look like hooks but that the zoo will never call are
+        warned about; without, the caller lints the plugin later.
         """
         try:
             self.manager.register(plugin, name=name)
@@ -178,8 +184,8 @@ class Registry:
             return False
         for kind in declared:
             self._add_entry(name, "kind", kind, builtin)
-        for warning in hook_lint(plugin, self.known_hooks()):
-            log.warning("plugin '%s': %s", name, warning)
+        if lint:
+            self._lint(name, plugin)
         for kind, items in collected.items():
             for entry in items if kind in self.kinds else ():  # the entries of a kind refused are dropped with it
                 self._add_entry(name, kind, entry, builtin)
@@ -187,6 +193,10 @@ class Registry:
         hooks = tuple(sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or () if caller.name in known))
         self.plugins[name] = PluginInfo(name, version, distribution, hooks, builtin)
         return True
+
+    def _lint(self, name: str, plugin: Any) -> None:
+        for warning in hook_lint(plugin, self.known_hooks()):
+            log.warning("plugin '%s': %s", name, warning)
 
     def _collect(self, plugin: Any, kinds: dict[str, tuple[str, type[Entry], str]]) -> dict[str, list[Entry]]:
         """What `plugin` registers through the hooks of `kinds`, by kind (unchecked)."""
@@ -208,14 +218,18 @@ class Registry:
         self.kinds[kind.name] = (kind.hook, kind.entry, kind.label)
         self.entries[kind.name] = EntryTable()
         for other in list(self.plugins):
+            module = self.manager.get_plugin(other)
             try:
-                found = self._collect(self.manager.get_plugin(other), {kind.name: self.kinds[kind.name]})
+                found = self._collect(module, {kind.name: self.kinds[kind.name]})
             except Exception as exc:
                 log.warning("plugin '%s' failed while registering %ss%s: %s: %s; they are left out",
                             other, kind.label, _where(exc), type(exc).__name__, exc)
                 continue
             for entry in found.get(kind.name, []):
                 self._add_entry(other, kind.name, entry, self.plugins[other].builtin)
+            if _implementations(self.manager, module, kind.hook):  # zoo plugins and run.json list the hook as its
+                info = self.plugins[other]
+                self.plugins[other] = replace(info, hooks=tuple(sorted({*info.hooks, kind.hook})))
         return None
 
     def _add_entry(self, plugin: str, kind: str, entry: Entry, builtin: bool) -> None:

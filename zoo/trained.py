@@ -11,7 +11,7 @@ from typing import Any
 
 from .agent import Agent
 from .errors import ZooError
-from .evaluation import BEST
+from .evaluation import CHECKPOINTS, checkpoint_home
 from .registry import Registry, get_registry
 from .store import RunFolder, default_runs_dir, find_run, iter_checkpoints
 
@@ -31,13 +31,13 @@ def load_agent(run: str | Path, trial: int = 0, checkpoint: str = "last", *, reg
     spec = load_run_spec(folder, registry)
     if not 0 <= trial < spec.trials:
         raise ZooError(f"{folder.path}: no trial {trial}; the run has trials 0 to {spec.trials - 1}")
-    if checkpoint not in ("last", "best"):
-        raise ZooError(f"checkpoint '{checkpoint}': valid: last, best")
+    if checkpoint not in CHECKPOINTS:
+        raise ZooError(f"checkpoint '{checkpoint}': valid: {', '.join(CHECKPOINTS)}")
     if registry.get("agent", spec.agent.type).batched_trials:
         raise ZooError(f"agent '{spec.agent.type}' trains its trials in batches; load_agent takes agents of one trial")
-    found = list(iter_checkpoints(group_dir(folder, [trial], False) / ("checkpoints" if checkpoint == "last" else BEST)))
+    home, hint = checkpoint_home(group_dir(folder, [trial], False), checkpoint)
+    found = list(iter_checkpoints(home))
     if not found:
-        hint = " (a best checkpoint needs budget.eval_every)" if checkpoint == "best" else ""
         raise ZooError(f"{folder.path}: trial {trial} has no {checkpoint} checkpoint yet{hint}")
     scratch = Path(tempfile.mkdtemp(prefix="zoo-agent-"))  # the rebuilt agent's logs go here, not into the run
     built = build_trial(spec, registry, seed=folder.manifest(require=("seeds",))["seeds"][trial], trial=trial,

@@ -1,5 +1,6 @@
 """The zoo plugin of GOHR: the env, the agent ``human`` (recorded play), the kind ``rule_set`` with its
-hook (:mod:`zoo_gohr.rule_sets`), the shipped rule sets and the ``zoo gohr`` commands."""
+hook (:mod:`zoo_gohr.rule_sets`), the shipped rule sets, the paper's feature map ``gohr-paper`` (of the
+SARSA plugin's kind ``feature``, :mod:`zoo_sarsa.feature_maps`) and the ``zoo gohr`` commands."""
 
 from __future__ import annotations
 

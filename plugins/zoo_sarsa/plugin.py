@@ -1,10 +1,13 @@
-"""The zoo plugin of SARSA(lambda): the ``sarsa`` agent and the ALE paper's feature maps."""
+"""The zoo plugin of SARSA(lambda): the ``sarsa`` agent, the kind ``feature`` with its hook
+(:mod:`zoo_sarsa.feature_maps`) and the ALE paper's feature maps."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from zoo import AgentEntry, FeatureEntry, Params, hookimpl
+from zoo import AgentEntry, Params, hookimpl
+
+from .feature_maps import FEATURE_MAPS, FeatureEntry
 
 
 class BackgroundParams(Params):
@@ -85,6 +88,11 @@ def make_sarsa(params, context):
     from .agent import SarsaAgent
 
     return SarsaAgent(params, context)
+
+
+@hookimpl
+def register_kinds(register):
+    register(FEATURE_MAPS)
 
 
 @hookimpl

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import types
 from dataclasses import dataclass
+from importlib import metadata
 
 from zoo import KindEntry, hookimpl, hookspec
 from zoo.entries import Entry
@@ -102,3 +103,39 @@ def test_a_declaring_plugin_whose_hook_raises_leaves_no_kind_behind(caplog):
         assert not registry.add("widgets", plugin)
     assert "widget" not in registry.kinds and "register_widgets" not in registry.known_hooks()
     assert "RuntimeError: broken widget" in registry.failures["widgets"]
+
+
+class _EntryPoint:
+    def __init__(self, name, target):
+        self.name, self.value, self.dist, self._target = name, f"fake:{name}", None, target
+
+    def load(self):
+        return self._target
+
+
+def test_a_declarer_may_implement_the_hook_of_a_kind_a_later_declarer_declares(monkeypatch, caplog):
+    # as the GOHR plugin (loaded first by name) registers its feature map through the SARSA plugin's hook
+    def register_gadgets(register):
+        """Contribute gadgets."""
+
+    specs = types.SimpleNamespace(register_gadgets=hookspec(register_gadgets))
+
+    def register_kinds(register):
+        register(KindEntry(name="gadget", hookspecs=specs, hook="register_gadgets", entry=Entry, label="gadget"))
+
+    def register_widgit(register):  # misspelled: still warned about, once every declarer is in
+        raise AssertionError("never called")
+
+    early = types.SimpleNamespace(register_kinds=hookimpl(register_kinds), register_widgit=register_widgit,
+                                  register_widgets=contributor("from-early").register_widgets)
+    points = [_EntryPoint("aa-early", early), _EntryPoint("zz-widgets", declarer())]
+    monkeypatch.setattr(metadata, "entry_points", lambda group: points if group == "zoo" else [])
+    monkeypatch.delenv("ZOO_PLUGINS", raising=False)
+    monkeypatch.delenv("ZOO_DISABLE_PLUGINS", raising=False)
+    registry = Registry()
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        registry.load_entry_points()
+    assert registry.get("widget", "from-early").plugin == "aa-early"
+    assert registry.plugins["aa-early"].hooks == ("register_kinds", "register_widgets")
+    assert caplog.messages == ["plugin 'aa-early': function 'register_widgit' looks like a hook but is no zoo hook "
+                               "(did you mean 'register_widgets'?), so the zoo never calls it"]

@@ -22,6 +22,10 @@ with s*S+b where s*B+b was meant; the two agree for 4 shapes, and this module us
 Because phi depends on the state only through (last move, piece in the cell), the map is also given
 in factored form: `keys` turns observations into a last-move key and a piece type per cell, and
 `index_table[last, type, bucket]` holds the (padded) indices of the ones.
+
+The map builds on the SARSA plugin's contract (`zoo_sarsa.feature_maps`): it is a per-action
+`FeatureMap`, registered (`FEATURE_ENTRY`) as the feature map ``gohr-paper`` that the ``sarsa`` agent
+learns over. The linear DQN (``zoo_dqn``) builds it from this module and uses its factored form.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from typing import Literal
 
 import numpy as np
 from pydantic import Field
+from zoo_sarsa.feature_maps import FeatureEntry
 
-from zoo import FeatureEntry, Params
+from zoo import Params
 
 from ..engine.constants import ACTIONS, BUCKETS, CELLS, LEGACY_COLORS, LEGACY_SHAPES
 from .layout import ObservationLayout
@@ -50,7 +55,7 @@ def author_order(names, canonical) -> list[str]:
 
 
 class GohrPaperFeatures:
-    """phi(S, A) of the GOHR paper for given shape and color sets (a per-action `zoo.features.FeatureMap`)."""
+    """phi(S, A) of the GOHR paper for given shape and color sets (a per-action `FeatureMap`)."""
 
     per_action = True
 

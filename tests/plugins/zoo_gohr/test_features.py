@@ -12,8 +12,7 @@ from zoo_gohr.engine.constants import ACTIONS, BUCKETS
 from zoo_gohr.plugin import GohrEnvParams, make_env
 from zoo_gohr.vector.features import GohrFeatureParams, GohrPaperFeatures, make_features
 from zoo_gohr.vector.layout import decode_action, encode_action
-
-from zoo.features import FeatureMap
+from zoo_sarsa.feature_maps import FeatureMap
 
 # STAR RED in cell 1 (x 1, y 1) and CIRCLE YELLOW in cell 2 (x 2, y 1)
 BOARD = [Piece(0, 1, 1, "STAR", "RED"), Piece(1, 2, 1, "CIRCLE", "YELLOW")]

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from zoo_report.report import report
 from zoo_sarsa.agent import SarsaAgent, SarsaParams
+from zoo_sarsa.feature_maps import FeatureEntry
 
-from zoo import FeatureEntry, NoParams, execute_run, hookimpl, prepare_run
+from zoo import NoParams, execute_run, hookimpl, prepare_run
 from zoo.agent import TrialContext
 from zoo.metrics import MetricLogger
 from zoo.registry import get_registry
