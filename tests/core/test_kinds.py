@@ -18,6 +18,7 @@ class WidgetEntry(Entry):
 
 
 class WidgetSpecs:
+    @staticmethod
     @hookspec
     def register_widgets(register):
         """Contribute widgets."""
