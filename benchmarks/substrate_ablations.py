@@ -19,7 +19,7 @@ The variants (the papers' ablations, each with the meta-controller its plugin gi
 * lbc: LBC's voting bandits choose (tau_i, omega_i) per episode;
 * lbc-random: `ablation: random_selection`, uniformly random (LBC, Table 12).
 
-    OMP_NUM_THREADS=1 nice -n 19 python benchmarks/substrate_ablations.py OUT [--seeds 8] [--worlds gohr,minatar,gohr-searched]
+    OMP_NUM_THREADS=1 nice -n 19 python benchmarks/substrate_ablations.py OUT [--seeds 8] [--worlds gohr,minatar,gohr-searched,minatar-searched]
     python benchmarks/substrate_ablations.py OUT --smoke    # 2 seeds x a tiny budget: checks the machinery
 """
 
@@ -78,6 +78,9 @@ WORLDS = {
     "gohr-searched": World(env="{type: gohr, rule: paper/color_match, horizon: 100, "
                                "board: {min_objects: 9, min_shapes: 4, min_colors: 4}}",
                            gdi="preset: gohr", lbc="preset: gohr", steps=20_000, eval_episodes=8, smoke_steps=1_000),
+    # MinAtar again, with the agents' `minatar` presets (docs/substrate.md)
+    "minatar-searched": World(env="{type: minatar, game: breakout}", gdi="preset: minatar", lbc="preset: minatar",
+                              steps=25_000, eval_episodes=16, smoke_steps=400),
 }
 
 #: variant -> (agent type, ablation)
