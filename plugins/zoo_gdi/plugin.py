@@ -3,7 +3,10 @@
 GDI's E is the registered `gdi_bandits` population searching the inverse temperatures as App. G's
 x = log(1 + 1/tau) (blocks equally wide in x over 1/tau in [0, 50], as DiCE's tau): a bandit over 1/tau
 itself gives the soft behaviors (1/tau < 5) 5 of its 50 blocks, and once the greedy ones return
-more it stops playing them, which let GDI-I3 relapse on GOHR (docs/substrate.md).
+more it stops playing them, which let GDI-I3 relapse on GOHR (docs/substrate.md). The other way round,
+before a first reward blocks equally wide in x play mostly soft, near-uniform behaviors, which lose
+MinAtar's Freeway; a spec searches 1/tau itself with ``meta_controller: {type: gdi_bandits,
+log1p_coordinates: []}``.
 """
 
 from __future__ import annotations
