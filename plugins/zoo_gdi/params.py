@@ -38,21 +38,30 @@ GOHR_WINNER = {"num_envs": 8, "batch": 8, "reuse": 8, "network": {"lstm": 64}, "
 PRESETS["gohr"] = searched(PRESETS["cpu_small"], GOHR_SETTINGS, GOHR_WINNER)
 # MinAtar (benchmarks/tuning/results/minatar-gdi-*.json): GDI-I3's winner beat the starting settings on the
 # held-out seeds (6.08 against 3.68, p = 0.037); GDI-H3's did not (p = 0.21), so its preset is those settings.
-PRESETS["minatar"] = searched(PRESETS["cpu_small"], MINATAR_WORLD,
-                              {"num_envs": 16, "batch": 16, "reuse": 8, "optimizer": {"lr": 1.73e-3}})
+# Both searches ran under App. G's x = log(1 + 1/tau); minatar-v1 then showed x losing Freeway (GDI-H3: 1.64
+# against 21.17 over 1/tau, docs/substrate.md), so the minatar presets search 1/tau itself.
+AFTER_SEARCH = {"minatar": {"bandit_scale": "linear"}}
+PRESETS["minatar"] = merge(searched(PRESETS["cpu_small"], MINATAR_WORLD,
+                                   {"num_envs": 16, "batch": 16, "reuse": 8, "optimizer": {"lr": 1.73e-3}}),
+                           AFTER_SEARCH["minatar"])
 # GDI-H3's own table, for a world whose search picks it other settings than GDI-I3's.
-H3_PRESETS = {**PRESETS, "minatar": searched(PRESETS["cpu_small"], MINATAR_WORLD, {})}
+H3_PRESETS = {**PRESETS, "minatar": merge(searched(PRESETS["cpu_small"], MINATAR_WORLD, {}), AFTER_SEARCH["minatar"])}
 
 
 class GDIParams(ActorCriticParams):
     """GDI: a preset's values, with any field given here taking precedence (nested blocks merge)."""
 
     PRESETS = PRESETS
+    AFTER_SEARCH = AFTER_SEARCH
 
     preset: Literal["paper", "cpu_small", "gohr", "minatar"] = Field(default="cpu_small", description=PRESETS_HELP)
     ablation: Ablation = Field(default="none", description="the paper's Table 20 variants")
     gamma: float = Field(default=0.99, gt=0, le=1, description="discount per step of the returns (the paper preset: 0.997)")
     retrace: Literal["paper", "expected"] = Field(default="paper", description="sampled next Q (paper) or E_pi Q (Munos et al.)")
+    bandit_scale: Literal["log1p", "linear"] = Field(
+        default="log1p", description="how GDI's own bandits (the meta-controller of a spec that names none) see each "
+        "inverse temperature 1/tau: log1p: App. G's x = log(1 + 1/tau), blocks equally wide in x; linear: 1/tau "
+        "itself (the minatar presets: x loses MinAtar's Freeway, docs/substrate.md)")
     shared_torso: bool = Field(default=False, description="GDI-H3: one torso and LSTM with two heads instead of two networks")
 
 

@@ -1,12 +1,12 @@
 """Registers gdi-i3 and gdi-h3; each ablation picks its behavior space and default meta-controller.
 
-GDI's E is the registered `gdi_bandits` population searching the inverse temperatures as App. G's
-x = log(1 + 1/tau) (blocks equally wide in x over 1/tau in [0, 50], as DiCE's tau): a bandit over 1/tau
-itself gives the soft behaviors (1/tau < 5) 5 of its 50 blocks, and once the greedy ones return
-more it stops playing them, which let GDI-I3 relapse on GOHR (docs/substrate.md). The other way round,
-before a first reward blocks equally wide in x play mostly soft, near-uniform behaviors, which lose
-MinAtar's Freeway; a spec searches 1/tau itself with ``meta_controller: {type: gdi_bandits,
-log1p_coordinates: []}``.
+GDI's E is the registered `gdi_bandits` population. By default (``bandit_scale: log1p``) it searches the
+inverse temperatures as App. G's x = log(1 + 1/tau) (blocks equally wide in x over 1/tau in [0, 50], as
+DiCE's tau): a bandit over 1/tau itself gives the soft behaviors (1/tau < 5) 5 of its 50 blocks, and once
+the greedy ones return more it stops playing them, which let GDI-I3 relapse on GOHR (docs/substrate.md).
+The other way round, before a first reward blocks equally wide in x play mostly soft, near-uniform
+behaviors, which lose MinAtar's Freeway; there the `minatar` presets search 1/tau itself
+(``bandit_scale: linear``).
 """
 
 from __future__ import annotations
@@ -17,15 +17,19 @@ from zoo import AgentEntry, ZooError, hookimpl
 
 from .params import GDIH3Params, GDIParams
 
-#: App. G: the bandits see each inverse temperature 1/tau as x = log(1 + 1/tau)
-TEMPERATURES_AS_X = {"none": {"log1p_coordinates": ["beta1", "beta2"]},
-                     "boltzmann_selection": {"log1p_coordinates": ["beta"]}, "eps_greedy_selection": {}}
+#: App. G: the inverse temperatures GDI's bandits see as x = log(1 + 1/tau), per ablation that searches them
+INVERSE_TEMPERATURES = {"none": ["beta1", "beta2"], "boltzmann_selection": ["beta"], "eps_greedy_selection": []}
 
-#: ablation -> (meta-controller, its params) when the spec names none (GDI's E is the bandit population)
-DEFAULT_CONTROLLERS = {
-    **{ablation: ("gdi_bandits", params) for ablation, params in TEMPERATURES_AS_X.items()},
-    "fixed_selection": ("fixed", {}), "random_selection": ("uniform", {}),
-}
+#: the ablations whose selection is not a bandit search (GDI's E replaced by a fixed or a uniform draw)
+FIXED_CONTROLLERS = {"fixed_selection": "fixed", "random_selection": "uniform"}
+
+
+def default_controller_of(params: GDIParams) -> tuple[str, dict]:
+    """The meta-controller (name, params) of a spec that names none: GDI's E, or the ablation's fixed one."""
+    if params.ablation in FIXED_CONTROLLERS:
+        return FIXED_CONTROLLERS[params.ablation], {}
+    scaled = INVERSE_TEMPERATURES[params.ablation] if params.bandit_scale == "log1p" else []
+    return "gdi_bandits", {"log1p_coordinates": scaled}
 
 
 def _factory(heads: int):
@@ -34,8 +38,8 @@ def _factory(heads: int):
 
         from .builder import GDIBuilder
 
-        name, controller_params = DEFAULT_CONTROLLERS[params.ablation]
-        if context.meta_controller is not None and params.ablation in ("fixed_selection", "random_selection"):
+        name, controller_params = default_controller_of(params)
+        if context.meta_controller is not None and params.ablation in FIXED_CONTROLLERS:
             raise ZooError(f"ablation '{params.ablation}' fixes the meta-controller ({name}); "
                            "remove the meta_controller block")
         return substrate_agent(GDIBuilder(params, heads), params, context, default_controller(name, **controller_params))

@@ -105,6 +105,8 @@ class PresetParams(SubstrateParams):
     """Params filled from a named preset (``PRESETS[preset]``); fields given in the spec take precedence."""
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: per world, the settings its searched preset took from a board after the search (tested beside the search's)
+    AFTER_SEARCH: ClassVar[dict[str, dict[str, Any]]] = {}
     DEFAULT_PRESET: ClassVar[str] = "cpu_small"
 
     @model_validator(mode="before")

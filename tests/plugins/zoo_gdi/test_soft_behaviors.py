@@ -14,7 +14,8 @@ import torch
 from loss_reference import pull_on_a_repeated_action
 from zoo_gdi.behavior import behavior_space
 from zoo_gdi.loss import GDILoss
-from zoo_gdi.plugin import DEFAULT_CONTROLLERS
+from zoo_gdi.params import GDIH3Params, GDIParams
+from zoo_gdi.plugin import default_controller_of
 from zoo_learner.agent import default_controller
 
 SOFT = 5.0  # 1/tau below this: a component that explores
@@ -39,8 +40,13 @@ def played_soft_share(controller, rng, episodes=400) -> float:
     return float(np.mean(shares))
 
 
+def own_controller(params: GDIParams):
+    name, controller_params = default_controller_of(params)
+    return default_controller(name, **controller_params)(behavior_space(params.ablation), np.random.default_rng(0))
+
+
 def test_the_default_bandits_keep_playing_soft_behaviors_after_learning():
-    name, params = DEFAULT_CONTROLLERS["none"]
+    name, params = default_controller_of(GDIParams())
     make = default_controller(name, **params)
     space = behavior_space("none")
     shares = [played_soft_share(make(space, np.random.default_rng(seed)), np.random.default_rng(100 + seed))
@@ -49,13 +55,22 @@ def test_the_default_bandits_keep_playing_soft_behaviors_after_learning():
     assert np.mean(shares) > 0.05, shares
 
 
+def below_half_of_x(controller, draws=300) -> float:
+    """The share of drawn 1/tau in the lower half of x's range: log(1 + 1/tau) < log(51) / 2 is 1/tau < sqrt(51) - 1
+    = 6.1, half of the draws for bandits over x, an eighth for bandits over 1/tau itself (before any return)."""
+    return float(np.mean([controller.sample().value[0] < np.sqrt(51) - 1 for _ in range(draws)]))
+
+
 @pytest.mark.parametrize("ablation", ["none", "boltzmann_selection"])
 def test_the_default_bandits_search_inverse_temperatures_as_log1p(ablation):
-    name, params = DEFAULT_CONTROLLERS[ablation]
-    controller = default_controller(name, **params)(behavior_space(ablation), np.random.default_rng(0))
-    # half of x's range, log(1 + 1/tau) < log(51) / 2, is 1/tau < sqrt(51) - 1 = 6.1
-    values = np.array([controller.sample().value[0] for _ in range(300)])
-    assert 0.3 < np.mean(values < np.sqrt(51) - 1) < 0.7
+    assert 0.3 < below_half_of_x(own_controller(GDIParams(ablation=ablation))) < 0.7
+
+
+@pytest.mark.parametrize("params", [GDIParams(preset="minatar"), GDIH3Params(preset="minatar"),
+                                    GDIParams(ablation="boltzmann_selection", bandit_scale="linear")],
+                         ids=["gdi-i3-minatar", "gdi-h3-minatar", "linear"])
+def test_the_minatar_presets_and_a_linear_scale_search_inverse_temperatures_themselves(params):
+    assert below_half_of_x(own_controller(params)) < 0.25
 
 
 def test_a_greedy_behavior_leaves_its_taken_action_without_gradient():

@@ -1,7 +1,8 @@
 """The named presets searched per world: each resolves to its tuning spec with the search's winner
 (benchmarks/tuning/results/, written by benchmarks/tune_presets.py) when the winner beat the tuning spec's own
 settings on held-out seeds, and to the tuning spec alone when it did not, so a preset cannot drift from what was
-searched and checked."""
+searched and checked. A setting a preset took from a board after its search (the agent's ``AFTER_SEARCH``) is
+added to the search's and may not overwrite a searched one."""
 
 from __future__ import annotations
 
@@ -29,11 +30,15 @@ def held_out(result: dict) -> bool:
 
 
 def shipped_agent(stem: str) -> dict:
-    """The agent block a world's preset must be: the tuning spec, with the winner's settings if they held out."""
+    """The agent block a world's preset must be: the tuning spec, with the winner's settings if they held out, and
+    the settings the agent took from a board after the search."""
+    world, agent = stem.split("-", 1)
     result = json.loads((TUNING / "results" / f"{stem}.json").read_text())
     spec_path = TUNING / yaml.safe_load((TUNING / f"{stem}.yaml").read_text())["spec"]
     winner = result["params"] if held_out(result) else {}
-    overrides = Overrides(tuple(f"{key}={json.dumps(value)}" for key, value in winner.items()))
+    after_search = {f"agent.{key}": value
+                    for key, value in get_registry().get("agent", agent).params.AFTER_SEARCH.get(world, {}).items()}
+    overrides = Overrides(tuple(f"{key}={json.dumps(value)}" for key, value in {**winner, **after_search}.items()))
     return parse_spec(overrides.apply(load_file(spec_path)), get_registry()).agent.model_dump()
 
 
@@ -66,6 +71,14 @@ def test_a_world_preset_is_its_tuning_spec_with_the_winner_only_if_it_held_out(p
     shipped = shipped_agent(path.stem)
     differing = sorted(k for k in preset if k != "preset" and not close(preset[k], shipped[k]))
     assert differing == []
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=lambda p: p.stem)
+def test_a_setting_taken_after_a_search_is_not_one_the_search_chose(path):
+    world, agent = path.stem.split("-", 1)
+    after_search = get_registry().get("agent", agent).params.AFTER_SEARCH.get(world, {})
+    searched = {key.split(".")[1] for key in json.loads(path.read_text())["params"]}  # "agent.FIELD[.sub]"
+    assert searched.isdisjoint(after_search)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
