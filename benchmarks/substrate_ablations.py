@@ -3,7 +3,8 @@
 Each variant trains the same number of steps on each world (a GOHR rule and a MinAtar game), one
 ``zoo`` run per (world, variant, seed) under OUT/WORLD/STEPS-steps/VARIANT/seed-S, through the same code as
 ``zoo train`` (`zoo.prepare_run` and `execute_run`). A run already finished under OUT is read,
-not trained again, and an unfinished one is resumed, so the benchmark can be run in pieces. The
+not trained again, and an unfinished one is resumed, so the benchmark can be run in pieces; a run whose
+resolved spec differs from the one its cell resolves to now (a preset changed since) stops the script. The
 metrics are the mean return of the final evaluation (`budget.eval_episodes` episodes after the
 last step, the agent's own evaluation protocol) and the area under the learning curve, the mean
 return of every training episode (on GOHR minus the errors per board). For each pair (agent,
@@ -106,13 +107,37 @@ def spec_text(world: World, variant: str, seed: int, steps: int) -> str:
             "logging: {tensorboard: false, progress: false, keep_checkpoints: 1}\n")
 
 
+ABSENT = object()
+
+
+def changed_settings(stored: dict, now: dict, prefix: str = "") -> list[str]:
+    """The dotted keys whose values differ between two resolved specs (a key only one of them has included)."""
+    changed = []
+    for key in sorted(set(stored) | set(now)):
+        old, new = stored.get(key, ABSENT), now.get(key, ABSENT)
+        if isinstance(old, dict) and isinstance(new, dict):
+            changed += changed_settings(old, new, f"{prefix}{key}.")
+        elif old != new:
+            changed.append(f"{prefix}{key}")
+    return changed
+
+
 def train_cell(folder: Path, text: str) -> None:
-    """Create the run at `folder` from `text` unless it exists, then train what is left of it (nothing once finished)."""
-    from zoo import RunFolder, execute_run, get_registry, prepare_run
+    """Create the run at `folder` from `text` unless it exists, then train what is left of it (nothing once finished).
+    An existing run must have been made from the spec `text` resolves to now."""
+    import yaml
+
+    from zoo import RESOLVED_SPEC, RunFolder, execute_run, get_registry, load_spec_text, prepare_run
 
     registry = get_registry()
     run = RunFolder(folder)
-    if not run.manifest_path.exists():
+    if run.manifest_path.exists():
+        stored = yaml.safe_load((folder / RESOLVED_SPEC).read_text())
+        changed = changed_settings(stored, load_spec_text(text, registry).model_dump(mode="json"))
+        if changed:
+            raise SystemExit(f"{folder}: made with other settings than its cell gives now ({', '.join(changed)}); "
+                             "move it away (or name another OUT) to train the cell anew")
+    else:
         folder.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="zoo-ablation-") as scratch:
             source = Path(scratch) / f"{folder.name}.yaml"

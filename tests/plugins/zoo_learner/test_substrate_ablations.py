@@ -87,3 +87,16 @@ def test_a_cell_trains_once_and_is_read_back(bench, tmp_path):
     assert np.isfinite(cell["eval_mean"]) and np.isfinite(cell["auc"]) and cell["eval_mean"] >= 0
     bench.train_cell(folder, bench.spec_text(world, "gdi-i3-fixed", 1, 300))  # finished: read, not retrained
     assert result.stat().st_mtime_ns == first
+    # the same folder asked for with other settings (as after a preset changed) stops the script, naming them
+    other = bench.spec_text(world, "gdi-i3-fixed", 1, 300).replace("preset: cpu_small", "preset: cpu_small, gamma: 0.95")
+    assert other != bench.spec_text(world, "gdi-i3-fixed", 1, 300)
+    with pytest.raises(SystemExit, match=r"seed-1: made with other settings than its cell gives now \(agent\.gamma\)"):
+        bench.train_cell(folder, other)
+    assert result.stat().st_mtime_ns == first
+
+
+def test_changed_settings_names_every_differing_or_missing_key(bench):
+    stored = {"agent": {"type": "gdi-i3", "network": {"lstm": 64}}, "seed": 0}
+    now = {"agent": {"type": "gdi-i3", "network": {"lstm": 32}, "bandit_scale": "linear"}, "seed": 0}
+    assert bench.changed_settings(stored, now) == ["agent.bandit_scale", "agent.network.lstm"]
+    assert bench.changed_settings(now, now) == []
