@@ -71,6 +71,7 @@ from .spec import (
     json_schema,  # the JSON Schema of run specs for the installed plugins
     load_spec_text,  # a run spec from YAML text
     parse_spec,  # a run spec from a parsed document, or a SpecError listing every problem
+    reading_resolved_spec,  # in a params validator: whether it reads a run's resolved spec (fill nothing in)
     tagged_model,  # the params model of a spec block with its `type` tag
 )
 from .yamlio import (
@@ -151,7 +152,7 @@ __all__ = [
     "Problem", "RunFailed", "SpecError", "ZooError", "did_you_mean",
     "PluginFailed", "blame", "in_space", "suspect",
     # specs and YAML
-    "Overrides", "SpecBase", "json_schema", "load_spec_text", "parse_spec", "tagged_model",
+    "Overrides", "SpecBase", "json_schema", "load_spec_text", "parse_spec", "reading_resolved_spec", "tagged_model",
     "Loc", "LocatedDocument", "load_file", "load_text",
     # registry
     "Registry", "get_registry",

@@ -391,8 +391,20 @@ def json_schema(registry: Registry) -> dict[str, Any]:
     return schema
 
 
-def parse_spec(document: LocatedDocument, registry: Registry) -> SpecBase:
-    """Validate a parsed document into a RunSpec, or raise SpecError listing every problem."""
+#: the validation context of a run's resolved spec (`reading_resolved_spec`)
+RESOLVED_CONTEXT = {"resolved_spec": True}
+
+
+def reading_resolved_spec(info: ValidationInfo) -> bool:
+    """Whether a params validator is reading a run's resolved spec, which holds every value the run used: a
+    validator that fills values in (e.g. from a named preset) leaves the data as it is, so that a preset
+    changed since the run was made does not change it (a field the run predates takes its default)."""
+    return bool(info.context and info.context.get("resolved_spec"))
+
+
+def parse_spec(document: LocatedDocument, registry: Registry, *, resolved: bool = False) -> SpecBase:
+    """Validate a parsed document into a RunSpec, or raise SpecError listing every problem. `resolved`: the
+    document is a run's resolved spec (see `reading_resolved_spec`)."""
     data = document.data
     if not isinstance(data, dict):
         raise SpecError([document.problem((), "a spec is a mapping with env, agent and budget keys")])
@@ -402,7 +414,7 @@ def parse_spec(document: LocatedDocument, registry: Registry) -> SpecBase:
     document = dataclasses.replace(document, data=_registered_types(data, registry))
     model = spec_model(registry)
     try:
-        spec = model.model_validate(document.data)
+        spec = model.model_validate(document.data, context=RESOLVED_CONTEXT if resolved else None)
     except ValidationError as exc:
         raise SpecError([_problem(document, error, model) for error in exc.errors()]) from None
     if spec.meta_controller is not None and not registry.entries["agent"][spec.agent.type].behavior_space:

@@ -159,7 +159,8 @@ def build_trial(
 
 def load_run_spec(folder: RunFolder, registry: Registry) -> SpecBase:
     """The resolved spec of a run folder, validated against the installed plugins; each entry is the one of the
-    plugin that run.json records (``entries``), so a plugin installed since, with the same names, changes nothing."""
+    plugin that run.json records (``entries``), so a plugin installed since, with the same names, changes nothing;
+    presets are not applied again (`reading_resolved_spec`)."""
     document = load_file(folder.path / RESOLVED_SPEC)
     recorded = folder.manifest().get("entries")
     recorded = recorded if isinstance(recorded, dict) else {}
@@ -173,7 +174,7 @@ def load_run_spec(folder: RunFolder, registry: Registry) -> SpecBase:
                            f"not loaded (installed: {', '.join(sorted(registry.plugins))}); install it to use this run")
         if ":" not in value["type"]:
             data[block] = {**value, "type": f"{plugin}:{value['type']}"}
-    return parse_spec(dataclasses.replace(document, data=data), registry)
+    return parse_spec(dataclasses.replace(document, data=data), registry, resolved=True)
 
 
 def trial_groups(spec: SpecBase, registry: Registry) -> list[list[int]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
-from zoo import Params
+from zoo import Params, reading_resolved_spec
 
 TorsoName = Literal["auto", "mlp", "cells", "minatar", "nature", "impala"]
 Precision = Literal["float32", "int8"]
@@ -102,7 +102,8 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 class PresetParams(SubstrateParams):
-    """Params filled from a named preset (``PRESETS[preset]``); fields given in the spec take precedence."""
+    """Params filled from a named preset (``PRESETS[preset]``); fields given in the spec take precedence. A run's
+    resolved spec is read as it is, so a run keeps its values when a preset changes."""
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
     #: per world, the settings its searched preset took from a board after the search (tested beside the search's)
@@ -111,8 +112,8 @@ class PresetParams(SubstrateParams):
 
     @model_validator(mode="before")
     @classmethod
-    def _apply_preset(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
+    def _apply_preset(cls, data: Any, info: ValidationInfo) -> Any:
+        if not isinstance(data, dict) or reading_resolved_spec(info):
             return data
         preset = data.get("preset", cls.DEFAULT_PRESET)
         if preset not in cls.PRESETS:
