@@ -10,7 +10,6 @@ from zoo_learner.params import (
     GOHR_WORLD,
     MINATAR_WORLD,
     PAPER_PRESET,
-    PRESETS_HELP,
     ActorCriticParams,
     merge,
     searched,
@@ -54,7 +53,6 @@ class GDIParams(ActorCriticParams):
     PRESETS = PRESETS
     AFTER_SEARCH = AFTER_SEARCH
 
-    preset: Literal["paper", "cpu_small", "gohr", "minatar"] = Field(default="cpu_small", description=PRESETS_HELP)
     ablation: Ablation = Field(default="none", description="the paper's Table 20 variants")
     gamma: float = Field(default=0.99, gt=0, le=1, description="discount per step of the returns (the paper preset: 0.997)")
     retrace: Literal["paper", "expected"] = Field(default="paper", description="sampled next Q (paper) or E_pi Q (Munos et al.)")

@@ -10,7 +10,6 @@ from zoo_learner.params import (
     GOHR_WORLD,
     MINATAR_WORLD,
     PAPER_PRESET,
-    PRESETS_HELP,
     ActorCriticParams,
     merge,
     searched,
@@ -71,7 +70,6 @@ class LBCParams(ActorCriticParams):
 
     PRESETS = PRESETS
 
-    preset: Literal["paper", "cpu_small", "gohr", "minatar"] = Field(default="cpu_small", description=PRESETS_HELP)
     ablation: Ablation = Field(default="none", description="the paper's Table 12 variants and App. K.3's w/o UCB")
     members: list[MemberParams] = Field(default_factory=lambda: [MemberParams(**m) for m in PAPER_MEMBERS],
                                         min_length=2, max_length=8, description="the population: (gamma, shaping) per member")

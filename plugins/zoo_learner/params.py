@@ -166,7 +166,7 @@ MINATAR_WORLD: dict[str, Any] = {
 }
 
 
-#: What the `preset` field offers; an agent whose MinAtar search has run adds ``minatar`` to it.
+#: What the `preset` field offers.
 PRESETS_HELP = ("paper: the paper's Atari table; cpu_small: the setting for a few CPU cores (docs/algorithms/substrate.md); "
                 "gohr, minatar: cpu_small with the settings searched on that world (GOHR: masked moves, 4,000-move "
                 "budget; MinAtar: 100,000 steps; docs/substrate.md, 'Searched settings per world')")
@@ -180,7 +180,7 @@ def searched(cpu_small: dict[str, Any], world: dict[str, Any], winner: dict[str,
 class ActorCriticParams(PresetParams):
     """The fields GDI, DiCE and LBC share: the preset, the importance clips and the three loss scales."""
 
-    preset: Literal["paper", "cpu_small", "gohr"] = Field(default="cpu_small", description=PRESETS_HELP)
+    preset: Literal["paper", "cpu_small", "gohr", "minatar"] = Field(default="cpu_small", description=PRESETS_HELP)
     rho_bar: float = Field(default=1.05, gt=0, description="clip of the importance weight in V-trace and the policy gradient")
     c_bar: float = Field(default=1.05, gt=0, description="clip of the trace coefficients")
     loss_scales: tuple[float, float, float] = Field(default=(1.0, 10.0, 10.0), description="xi (V), alpha (Q), beta (policy)")
