@@ -44,6 +44,7 @@ def _pids(log: Path) -> list[tuple[int, str]]:
     return [(int(pid), trials) for pid, trials in (line.split() for line in log.read_text().splitlines())]
 
 
+@pytest.mark.slow  # about 5 s: trial groups trained in subprocesses of their own
 def test_a_third_party_backend_trains_each_group_in_a_subprocess_with_the_local_numbers(zoo_cli, tmp_path):
     reference, _ = train(tmp_path, "reference", LOCAL, trials=2)
     spec, run, log = write_spec(tmp_path, "sub", BACKEND, trials=2), tmp_path / "runs" / "sub", tmp_path / "groups.log"
@@ -94,6 +95,7 @@ def test_a_gohr_board_runs_its_cells_through_the_backend(zoo_cli, tmp_path):
         assert yaml.safe_load(spec.read_text())["backend"]["type"] == "subprocess"
 
 
+@pytest.mark.slow  # about 3.5 s: a run through a plugin's backend, from the CLI
 def test_backend_names_and_options_come_from_the_registry(zoo_cli, tmp_path):
     listing = zoo_cli.run("list", "backend")
     assert re.search(r"^  subprocess +each trial group in a subprocess .*\[subprocess\]$", listing.stdout, re.M), listing.stdout

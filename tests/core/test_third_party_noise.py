@@ -7,12 +7,15 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from zoo.cli import main
 
 SPEC = "env: {type: gym, id: CartPole-v1}\nagent: {type: a2c}\nbudget: {steps: 10}\n" \
        "logging: {tensorboard: false, progress: false}\n"
 
 
+@pytest.mark.slow  # about 4 s: films an episode in a child process
 def test_zoo_enjoy_video_keeps_sdl_quiet_without_xdg_runtime_dir(tmp_path):
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC)

@@ -129,6 +129,7 @@ logging: {tensorboard: false, progress: false}
 """
 
 
+@pytest.mark.slow  # about 3 s: trains on an Atari ROM and reports
 def test_a_spec_trains_sarsa_bass_on_atari_and_the_report_shows_hns(tmp_path):
     folder = _train(tmp_path, ATARI_SPEC)
     spec = (folder.path / "spec.yaml").read_text()
