@@ -84,16 +84,14 @@ from .yamlio import (
 # The registry of loaded plugins and their entries.
 from .registry import Registry, get_registry
 
-# Run folders and their files: the manifest, the index, checkpoints, metrics and returns.
+# Run folders and their files: the manifest, checkpoints, metrics and returns.
 from .checkpoints import COMPLETE  # the marker file of a checkpoint written in full
 from .metrics import MetricLogger, read_metrics  # write and read a trial's metrics.jsonl
 from .returns import FINAL_FRACTION, final_returns, trial_returns  # training returns read back from metrics
 from .store import (
     MANIFEST,  # a run folder's manifest file name (run.json)
-    RUN_INDEX,  # the index's file name in a runs directory
     RUN_STATUSES,  # the statuses a run's manifest and the index record, in the order a run goes through them
     RunFolder,  # a run's directory: manifest, resolved spec, one folder per trial
-    RunIndex,  # the SQLite index of the runs under a runs directory
     atomic_write_json,  # write JSON so that readers see the old file or the new one, never a part
     atomic_write_text,  # the same for text
     default_runs_dir,  # $ZOO_RUNS_DIR or ./runs
@@ -157,7 +155,7 @@ __all__ = [
     # registry
     "Registry", "get_registry",
     # run folders
-    "COMPLETE", "MANIFEST", "RUN_INDEX", "RUN_STATUSES", "MetricLogger", "RunFolder", "RunIndex", "atomic_write_json", "atomic_write_text",
+    "COMPLETE", "MANIFEST", "RUN_STATUSES", "MetricLogger", "RunFolder", "atomic_write_json", "atomic_write_text",
     "default_runs_dir", "find_run", "iter_checkpoints", "now", "read_json", "read_metrics",
     "FINAL_FRACTION", "final_returns", "trial_returns", "lost_row_notes", "trial_progress",
     "load_agent",

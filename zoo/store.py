@@ -1,18 +1,15 @@
-"""Run folders, atomic writes and the index of runs (an embedded SQLite database)."""
+"""Run folders and atomic writes."""
 
 from __future__ import annotations
 
 import fcntl
 import json
-import logging
 import os
 import shutil
 import socket
-import sqlite3
 import tempfile
-import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,11 +18,8 @@ from typing import Any
 from .errors import ZooError, failure_at
 
 MANIFEST = "run.json"
-RUN_INDEX = "index.sqlite"
 CLAIM = "claim.lock"
-INDEX_BUSY_SECONDS = 15
 
-log = logging.getLogger("zoo")
 RUN_STATUSES = ("created", "running", "interrupted", "finished", "failed")
 
 
@@ -134,7 +128,6 @@ class RunFolder:
         manifest = self.manifest()
         manifest.update(fields, updated=now())
         atomic_write_json(self.manifest_path, manifest)
-        RunIndex(self.path.parent).record_or_warn(self.path, manifest)
         return manifest
 
     @contextmanager
@@ -224,7 +217,6 @@ def create_run_folder(target: Path, files: dict[str, str], manifest: dict[str, A
         if final.is_dir() and not any(final.iterdir()):
             final.rmdir()
         raise
-    RunIndex(final.parent).record_or_warn(final, manifest)
     return RunFolder(final)
 
 
@@ -243,151 +235,8 @@ def _reserve(target: Path, unique: bool) -> Path:
             candidate = target.with_name(f"{target.name}-{number}")
 
 
-class RunIndex:
-    """The SQLite index of the runs under one runs directory."""
-
-    def __init__(self, runs_dir: Path):
-        self.path = Path(runs_dir) / RUN_INDEX
-
-    COLUMNS = ("path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated")
-
-    def _connect(self) -> sqlite3.Connection:
-        """Open the index. It is derived data: one that is missing, damaged or of another zoo version is rebuilt from the run folders."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise failure_at(self.path.parent, exc, "create the runs folder") from exc
-        try:
-            return self._open()
-        except sqlite3.DatabaseError as exc:
-            if _busy(exc) or _full(exc):
-                raise  # no damage: `_refused` says what to do
-            damage = exc
-        with self._healing():
-            try:  # another process may have healed it meanwhile
-                return self._open()
-            except sqlite3.DatabaseError as exc:
-                if _full(exc):
-                    raise
-                aside = self.path.with_name(f"{RUN_INDEX}.damaged-{int(time.time())}-{os.getpid()}")
-                os.replace(self.path, aside)
-                log.warning("%s was damaged (%s); moved it to %s and rebuilt the index from the run folders",
-                            self.path, damage, aside.name)
-                return self._open()
-
-    def _open(self) -> sqlite3.Connection:
-        fresh = not self.path.exists()
-        connection = sqlite3.connect(self.path, timeout=INDEX_BUSY_SECONDS)
-        try:
-            columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
-            stale = bool(columns) and columns != self.COLUMNS
-            with connection:
-                if stale:
-                    connection.execute("DROP TABLE runs")
-                self._create(connection)
-            if stale or fresh:
-                self._reindex(connection)
-            return connection
-        except BaseException:
-            connection.close()
-            raise
-
-    @contextmanager
-    def _healing(self) -> Iterator[None]:
-        """One process at a time moves a damaged index aside and rebuilds it."""
-        fd = os.open(self.path.with_name(f"{RUN_INDEX}.heal.lock"), os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
-
-    @contextmanager
-    def _refused(self) -> Iterator[None]:
-        """A locked index or a full disk as a ZooError that says what to do; other errors as they are."""
-        try:
-            yield
-        except sqlite3.DatabaseError as exc:
-            if _busy(exc):
-                raise ZooError(f"{self.path}: the run index stayed locked by another process for {INDEX_BUSY_SECONDS} s; "
-                               "try again when it is done") from None
-            if _full(exc):
-                raise ZooError(f"{self.path}: the disk is full ({exc}); the index was left as it is: free some space "
-                               "and try again ('zoo runs --rebuild' then adds the runs it missed)") from None
-            raise
-
-    @staticmethod
-    def _create(connection: sqlite3.Connection) -> None:
-        connection.execute(
-            "CREATE TABLE IF NOT EXISTS runs (path TEXT PRIMARY KEY, id TEXT, name TEXT, env TEXT,"
-            " agent TEXT, status TEXT, trials INTEGER, steps INTEGER, unit TEXT, created TEXT, updated TEXT)"
-        )
-
-    def record(self, run_path: Path, manifest: dict[str, Any]) -> None:
-        with self._refused(), closing(self._connect()) as connection, connection:
-            self._insert(connection, run_path, manifest)
-
-    def record_or_warn(self, run_path: Path, manifest: dict[str, Any]) -> None:
-        """Record a run, or warn when the index cannot take it now (the run folder, not the index, is the record)."""
-        try:
-            self.record(run_path, manifest)
-        except (ZooError, sqlite3.Error, OSError) as exc:
-            log.warning("%s not recorded in the index (%s); 'zoo runs --rebuild' adds it", run_path, exc)
-
-    @staticmethod
-    def _insert(connection: sqlite3.Connection, run_path: Path, manifest: dict[str, Any]) -> None:
-        row = (
-            str(Path(run_path).resolve()), manifest.get("id"), manifest.get("name"), manifest.get("env"),
-            manifest.get("agent"), manifest.get("status"), manifest.get("trials"), manifest.get("steps"),
-            manifest.get("unit", "steps"), manifest.get("created"), manifest.get("updated", manifest.get("created")),
-        )
-        connection.execute(f"INSERT OR REPLACE INTO runs VALUES ({','.join('?' * len(row))})", row)
-
-    def query(self, env: str | None = None, agent: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
-        clauses, values = [], []
-        for column, value in (("env", env), ("agent", agent), ("status", status)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                values.append(value)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        if not self.path.parent.is_dir():
-            return []
-        with self._refused(), closing(self._connect()) as connection:
-            connection.row_factory = sqlite3.Row
-            rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
-        return [dict(row) for row in rows]
-
-    def rebuild(self) -> int:
-        """Re-index every run folder below the runs directory; returns how many were found."""
-        with self._refused(), closing(self._connect()) as connection, connection:
-            connection.execute("DELETE FROM runs")
-            return self._reindex(connection)
-
-    def _reindex(self, connection: sqlite3.Connection) -> int:
-        found = 0
-        for manifest_path in sorted(self.path.parent.glob(f"*/{MANIFEST}")):
-            if manifest_path.parent.name.startswith("."):
-                continue  # a run folder still being built aside (it is indexed once renamed into place)
-            try:
-                self._insert(connection, manifest_path.parent, read_json(manifest_path))
-                found += 1
-            except (OSError, ValueError, AttributeError, sqlite3.Error, ZooError):
-                continue
-        connection.commit()
-        return found
-
-
-def _busy(exc: sqlite3.Error) -> bool:
-    return "locked" in str(exc) or "busy" in str(exc)
-
-
-def _full(exc: sqlite3.Error) -> bool:
-    """Whether SQLite failed because the disk (or the user's quota) is full: no damage, nothing to heal."""
-    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
-
-
 def find_run(reference: str, runs_dir: Path) -> Path:
-    """The run folder that `reference` names: a folder, or a run id (the index's and the run folders' own).
+    """The run folder that `reference` names: a folder, or the id of a run directly inside `runs_dir`.
 
     An id that several folders carry (a copied run folder keeps its manifest) is an error naming each.
     """
@@ -395,7 +244,7 @@ def find_run(reference: str, runs_dir: Path) -> Path:
     if path.is_dir():
         return path
     runs_dir = Path(runs_dir)
-    matches = {Path(row["path"]) for row in RunIndex(runs_dir).query() if row["id"] == reference}
+    matches: set[Path] = set()
     for manifest_path in runs_dir.glob(f"*/{MANIFEST}"):
         if manifest_path.parent.name.startswith("."):
             continue  # a run folder still being built aside
@@ -407,7 +256,6 @@ def find_run(reference: str, runs_dir: Path) -> Path:
                 matches.add(manifest_path.parent.resolve())
         except (OSError, ValueError, AttributeError, ZooError):
             continue
-    matches = {match for match in matches if match.is_dir()}
     if not matches:
         raise ZooError(f"{reference}: no such run folder, and no run with that id in {runs_dir}")
     if len(matches) > 1:

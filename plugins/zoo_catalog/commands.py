@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from zoo import RUN_STATUSES, RunIndex, ZooError, atomic_write_text, default_runs_dir, did_you_mean, get_registry
+from zoo import RUN_STATUSES, ZooError, atomic_write_text, default_runs_dir, did_you_mean, get_registry
 
 KIND_HELP = "A kind of entry: env, agent, meta_controller, ... (zoo list shows every kind, those plugins add too)."
 
@@ -20,9 +20,10 @@ def runs(
     runs_dir: Path | None = typer.Option(None, "--runs-dir",
                                          help="Folder of runs and their index (default: $ZOO_RUNS_DIR or ./runs)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    rebuild: bool = typer.Option(False, "--rebuild", help="Re-index the run folders first."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Read every run folder again, not only those changed since the last listing."),
 ) -> None:
-    """List runs from the index, filtered by env, agent or status."""
+    """List the runs of a runs folder, filtered by env, agent or status."""
+    from .index import RunIndex
     from .run_rows import env_label, env_name, matches_env, run_result
 
     if status is not None and status not in RUN_STATUSES:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from zoo import MANIFEST, RUN_INDEX, RunFolder, ZooError, find_run, read_json
+from zoo_catalog.index import INDEX_FILE
+
+from zoo import MANIFEST, RunFolder, ZooError, find_run, read_json
 
 #: a study folder's ledger (a study plugin writes it): {"name": ..., "runs": {label: run folder name beside it}}
 STUDY_LEDGER = "study.json"
@@ -31,7 +33,7 @@ def collect_runs(targets: list[str | Path], runs_dir: Path) -> tuple[list[RunFol
     """The run folders named by `targets` (each once, in the order given) and a note per target skipped.
 
     A target is a run folder, a study folder (its runs), a runs folder (the runs directly inside it)
-    or the id of a run in the index of `runs_dir`.
+    or the id of a run in `runs_dir`.
     """
     found: dict[Path, RunFolder] = {}
     notes: list[str] = []
@@ -56,7 +58,7 @@ def _expand(path: Path, runs_dir: Path, notes: list[str]) -> list[Path]:
             notes.append(f"{path}: skipped (a folder with no run, study or runs in it)")
         return inside
     if path.exists():
-        what = "the index of runs" if path.name == RUN_INDEX else "a file"
+        what = "the index of runs" if path.name == INDEX_FILE else "a file"
         notes.append(f"{path}: skipped ({what}, not a run folder)")
         return []
     return [find_run(str(path), runs_dir)]  # a run id; an id several folders carry is an error naming each

@@ -1,4 +1,4 @@
-"""Run folders that lose nothing: damaged metrics and checkpoints, an edited spec, claims, names and the index.
+"""Run folders that lose nothing: damaged metrics and checkpoints, an edited spec, claims and names.
 
 The in-process runs use the ALE paper's random agent on SyntheticAtari Catch (fast, resumes exactly);
 the concurrent ones go through the ``zoo`` command in subprocesses.
@@ -9,16 +9,16 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import sqlite3
 import subprocess
 
 import pytest
+from zoo_catalog.index import RunIndex
 
-from zoo import Interrupted, execute_run, prepare_run, run_trials, store
+from zoo import Interrupted, execute_run, prepare_run, run_trials
 from zoo.errors import ZooError
 from zoo.metrics import read_metrics, scan_metrics
 from zoo.registry import get_registry
-from zoo.store import RunFolder, RunIndex, find_run
+from zoo.store import RunFolder, find_run
 
 SPEC = """\
 env: {type: synthetic-atari, game: catch}
@@ -152,36 +152,6 @@ def test_run_names_taken_get_a_suffix(tmp_path, monkeypatch):
     assert [json.loads(f.manifest_path.read_text())["id"] for f in folders] == names
 
 
-def test_a_damaged_or_missing_index_is_rebuilt_from_the_run_folders(tmp_path, caplog):
-    runs = tmp_path / "runs"
-    made = {new_run(tmp_path, name).path.name for name in ("a", "b")}
-    index = runs / "index.sqlite"
-    index.write_bytes(b"this is not a database" * 100)
-    with caplog.at_level(logging.WARNING, logger="zoo"):
-        assert {row["id"] for row in RunIndex(runs).query()} == made
-    assert "was damaged" in warnings(caplog) and list(runs.glob("index.sqlite.damaged-*"))
-    index.unlink()
-    assert {row["id"] for row in RunIndex(runs).query()} == made
-
-
-def test_a_locked_index_ends_in_a_message_and_never_stops_a_run(tmp_path, monkeypatch, caplog):
-    runs = tmp_path / "runs"
-    folder = new_run(tmp_path, "a")
-    monkeypatch.setattr(store, "INDEX_BUSY_SECONDS", 0.2)
-    holder = sqlite3.connect(runs / "index.sqlite")
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        with pytest.raises(ZooError, match="stayed locked by another process"):
-            RunIndex(runs).query()
-        with caplog.at_level(logging.WARNING, logger="zoo"):
-            assert execute_run(folder, get_registry(), progress=False) == "finished"
-        assert "not recorded in the index" in warnings(caplog)
-    finally:
-        holder.rollback()
-        holder.close()
-    assert RunIndex(runs).rebuild() == 1
-
-
 def test_resume_by_an_id_that_copied_folders_share_names_every_match(tmp_path):
     folder = new_run(tmp_path, "original")
     copy = folder.path.with_name("copy")
@@ -206,7 +176,7 @@ def test_sixteen_concurrent_trains_of_one_spec_make_sixteen_runs(zoo_cli, tmp_pa
     folders = sorted(path.parent for path in runs.glob("*/run.json"))
     assert len(folders) == 16
     assert all(json.loads((f / "run.json").read_text())["status"] == "finished" for f in folders)
-    assert sorted(row["id"] for row in RunIndex(runs).query()) == sorted(f.name for f in folders)
+    assert sorted(row["id"] for row in RunIndex(runs).query()) == sorted(f.name for f in folders)  # `zoo runs` sees all
 
 
 def test_a_report_warns_of_an_unfinished_run_and_its_damaged_rows(tmp_path, caplog):
@@ -257,12 +227,3 @@ def test_unloadable_checkpoints_are_set_aside_so_a_second_stop_after_starting_ov
     assert sorted(path.name for path in checkpoints.glob("unloadable-*")) == [f"unloadable-{n}" for n in damaged]
     assert execute_run(folder, get_registry(), progress=False) == "finished"
     assert read_metrics(metrics_path(folder)) == reference
-
-
-def test_the_index_leaves_out_run_folders_still_being_built_aside(tmp_path):
-    runs = tmp_path / "runs"
-    staging = runs / ".spec-20260101-000000.abc.tmp"  # create_run_folder writes run.json here before the rename
-    staging.mkdir(parents=True)
-    (staging / "run.json").write_text(json.dumps({"id": "spec-20260101-000000", "env": "e", "agent": "a",
-                                                  "status": "created"}))
-    assert RunIndex(runs).query() == []

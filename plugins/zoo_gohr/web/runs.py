@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from zoo import MANIFEST, RunFolder, RunIndex, ZooError, now
+from zoo import MANIFEST, RunFolder, ZooError, now
 
 from .recorded import HUMAN, metrics_rows
 from .store import TranscriptStore
@@ -64,7 +64,7 @@ def _write_run(target: Path, rule: str, board_args: tuple[str, ...], cut: int, p
 
 def write_human_run(target: Path, spec: dict, players: dict[str, list[dict]]) -> RunFolder:
     """A finished run folder of agent ``human`` with `spec` (plain data), a trial per player of `players`
-    (player -> their boards in order), built aside and renamed into place (all or nothing), then indexed."""
+    (player -> their boards in order), built aside and renamed into place (all or nothing)."""
     names = sorted(players)
     unit = "steps" if spec["budget"].get("steps") is not None else "episodes"
     manifest = {"id": target.name, "name": spec["name"], "env": "gohr", "agent": HUMAN, "meta_controller": None,
@@ -90,5 +90,4 @@ def write_human_run(target: Path, spec: dict, players: dict[str, list[dict]]) ->
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    RunIndex(target.parent).record(target, manifest)
     return RunFolder(target)

@@ -116,6 +116,7 @@ def test_report_and_compare_take_ids_and_run_study_and_runs_folders(tmp_path, ca
     study.mkdir()
     (study / "study.json").write_text(json.dumps({"name": "my-study", "runs": {"a": "low", "b": "high"}}))
     (tmp_path / "stray.txt").write_text("")
+    assert main(["runs", "--runs-dir", str(runs), "--json"]) == 0  # makes the index, which a runs/* glob then holds
     everything = sorted(str(p) for p in runs.iterdir()) + [str(tmp_path / "stray.txt"), "low"]
     assert main(["report", *everything, "--runs-dir", str(runs), "-o", str(tmp_path / "out")]) == 0
     assert [row["run"] for row in json.loads((tmp_path / "out/summary.json").read_text())] == ["high", "low"]

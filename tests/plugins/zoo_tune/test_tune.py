@@ -6,12 +6,13 @@ import json
 
 import pytest
 import yaml
+from zoo_catalog.index import RunIndex
 from zoo_tune.tune import load_tuning, objective, tune
 
 from zoo.cli import main
 from zoo.errors import SpecError
 from zoo.registry import get_registry
-from zoo.store import RunFolder, RunIndex
+from zoo.store import RunFolder
 
 SPEC = """\
 env: {type: gym, id: CartPole-v1}
