@@ -5,7 +5,8 @@ Each read first refreshes it from the folders: a manifest whose file changed sin
 modification time or size differs) is read again, a new folder is added and a folder that is gone (or
 whose manifest became unreadable) is dropped. Training therefore never waits on the index or fails on
 it, and runs made by any process, host or tool appear at the next read. A missing, damaged or older
-index is rebuilt; a locked one or a full disk is said as such and left as it is.
+index is rebuilt; a locked one or a full disk is said as such and left as it is; where none can be
+written (a read-only runs folder), the listing goes through one in memory.
 """
 
 from __future__ import annotations
@@ -48,20 +49,48 @@ class RunIndex:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._refused(), closing(self._connect()) as connection:
-            self._refresh(connection)
-            connection.row_factory = sqlite3.Row
-            rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
+        with self._refused():
+            connection, _ = self._refreshed(rebuild=False)
+            with closing(connection):
+                connection.row_factory = sqlite3.Row
+                rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
         return [{key: row[key] for key in self.COLUMNS[:-2]} for row in rows]
 
     def rebuild(self) -> int:
         """Read every run folder's manifest again; returns how many runs the index then holds."""
         if not self.runs_dir.is_dir():
             return 0
-        with self._refused(), closing(self._connect()) as connection:
+        with self._refused():
+            connection, count = self._refreshed(rebuild=True)
+            connection.close()
+        return count
+
+    def _refreshed(self, rebuild: bool) -> tuple[sqlite3.Connection, int]:
+        """A connection to the index, refreshed (read again whole with `rebuild`), and how many runs it holds.
+
+        Where the index cannot be written (a read-only runs folder, shared for reading), the runs are listed
+        through an index in memory, with a warning: the run folders are the record, the file only saves time.
+        """
+        try:
+            connection = self._connect()
+            try:
+                return connection, self._fill(connection, rebuild)
+            except BaseException:
+                connection.close()
+                raise
+        except sqlite3.OperationalError as exc:
+            if not _unwritable(exc):
+                raise
+            log.warning("%s cannot be written (%s); the runs are listed from their folders without it", self.path, exc)
+            connection = sqlite3.connect(":memory:")
+            _create_table(connection)
+            return connection, self._fill(connection, rebuild)
+
+    def _fill(self, connection: sqlite3.Connection, rebuild: bool) -> int:
+        if rebuild:
             with connection:
                 connection.execute("DELETE FROM runs")
-            return self._refresh(connection)
+        return self._refresh(connection)
 
     def _refresh(self, connection: sqlite3.Connection) -> int:
         # A manifest is re-read when its file's (mtime, size) differs from the one recorded with its row.
@@ -101,8 +130,8 @@ class RunIndex:
         try:
             return self._open()
         except sqlite3.DatabaseError as exc:
-            if _busy(exc) or _full(exc):
-                raise  # no damage: `_refused` says what to do
+            if _busy(exc) or _full(exc) or _unwritable(exc):
+                raise  # no damage: `_refused` or `_refreshed` deal with it
             damage = exc
         with self._healing():
             try:  # another process may have healed it meanwhile
@@ -122,13 +151,9 @@ class RunIndex:
         try:
             columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
             with connection:
-                if columns and columns != self.COLUMNS:
+                if columns and columns != RunIndex.COLUMNS:
                     connection.execute("DROP TABLE runs")
-                connection.execute(
-                    "CREATE TABLE IF NOT EXISTS runs (path TEXT PRIMARY KEY, id TEXT, name TEXT, env TEXT, agent TEXT,"
-                    " status TEXT, trials INTEGER, steps INTEGER, unit TEXT, created TEXT, updated TEXT,"
-                    " manifest_mtime INTEGER, manifest_size INTEGER)"
-                )
+                _create_table(connection)
             return connection
         except BaseException:
             connection.close()
@@ -157,6 +182,18 @@ class RunIndex:
                 raise ZooError(f"{self.path}: the disk is full ({exc}); the index was left as it is: free some space "
                                "and try again") from None
             raise
+
+
+def _create_table(connection: sqlite3.Connection) -> None:
+    connection.execute(
+        "CREATE TABLE IF NOT EXISTS runs (path TEXT PRIMARY KEY, id TEXT, name TEXT, env TEXT, agent TEXT, status TEXT,"
+        " trials INTEGER, steps INTEGER, unit TEXT, created TEXT, updated TEXT, manifest_mtime INTEGER, manifest_size INTEGER)"
+    )
+
+
+def _unwritable(exc: sqlite3.Error) -> bool:
+    """Whether SQLite could not create or write the index file (no permission, a read-only file system)."""
+    return "readonly" in str(exc) or "unable to open" in str(exc)
 
 
 def _busy(exc: sqlite3.Error) -> bool:

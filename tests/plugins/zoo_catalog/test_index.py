@@ -139,6 +139,26 @@ def test_a_runs_folder_that_does_not_exist_lists_nothing_and_gets_no_index(tmp_p
     assert not (tmp_path / "missing").exists()
 
 
+def test_where_the_index_cannot_be_written_the_runs_are_listed_from_their_folders(tmp_path, monkeypatch, caplog):
+    make_runs(tmp_path, ("a", "gym", "ppo"), ("b", "gym", "dqn"))
+    RunIndex(tmp_path).query()
+    RunFolder(tmp_path / "a").update(status="finished")
+    before = (tmp_path / "index.sqlite").read_bytes()
+    # the index opened read-only, as on a runs folder shared for reading (root ignores file permissions)
+    monkeypatch.setattr(RunIndex, "_open", lambda self: sqlite3.connect(f"file:{self.path}?mode=ro", uri=True))
+    with caplog.at_level(logging.WARNING, logger="zoo"):
+        assert [row["status"] for row in RunIndex(tmp_path).query()] == ["finished", "created"]
+    assert "cannot be written (attempt to write a readonly database)" in warnings(caplog)
+    assert (tmp_path / "index.sqlite").read_bytes() == before
+
+    def cannot_create(self):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(RunIndex, "_open", cannot_create)
+    (tmp_path / "index.sqlite").unlink()
+    assert RunIndex(tmp_path).rebuild() == 2 and not (tmp_path / "index.sqlite").exists()
+
+
 # A full disk while the index is written: said as such, and the healthy index is not moved aside as damaged.
 
 def disk_full_error() -> sqlite3.OperationalError:
