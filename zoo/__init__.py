@@ -90,7 +90,7 @@ from .metrics import MetricLogger, read_metrics  # write and read a trial's metr
 from .returns import FINAL_FRACTION, final_returns, trial_returns  # training returns read back from metrics
 from .store import (
     MANIFEST,  # a run folder's manifest file name (run.json)
-    RUN_STATUSES,  # the statuses a run's manifest and the index record, in the order a run goes through them
+    RUN_STATUSES,  # the statuses a run's manifest records, in the order a run goes through them
     RunFolder,  # a run's directory: manifest, resolved spec, one folder per trial
     atomic_write_json,  # write JSON so that readers see the old file or the new one, never a part
     atomic_write_text,  # the same for text

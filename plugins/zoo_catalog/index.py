@@ -32,8 +32,9 @@ log = logging.getLogger("zoo")
 class RunIndex:
     """The index of the runs directly inside one runs folder."""
 
-    COLUMNS = ("path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated",
-               "manifest_mtime", "manifest_size")
+    #: what a listing shows of each run; the table also keeps the stat of the manifest each row was read from
+    SHOWN = ("path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated")
+    COLUMNS = (*SHOWN, "manifest_mtime", "manifest_size")
 
     def __init__(self, runs_dir: Path):
         self.runs_dir = Path(runs_dir)
@@ -54,7 +55,7 @@ class RunIndex:
             with closing(connection):
                 connection.row_factory = sqlite3.Row
                 rows = connection.execute(f"SELECT * FROM runs{where} ORDER BY created, path", values).fetchall()
-        return [{key: row[key] for key in self.COLUMNS[:-2]} for row in rows]
+        return [{key: row[key] for key in self.SHOWN} for row in rows]
 
     def rebuild(self) -> int:
         """Read every run folder's manifest again; returns how many runs the index then holds."""
