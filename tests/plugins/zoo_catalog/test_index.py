@@ -71,6 +71,13 @@ def test_a_read_sees_what_changed_in_the_run_folders_since_the_last(tmp_path):
     assert ids(index.query(status="finished")) == ["a", "c"]
 
 
+def test_a_listed_row_holds_the_manifests_fields_not_the_indexs_bookkeeping(tmp_path):
+    make_runs(tmp_path, ("a", "gym", "ppo"))
+    (row,) = RunIndex(tmp_path).query()
+    assert list(row) == ["path", "id", "name", "env", "agent", "status", "trials", "steps", "unit", "created", "updated"]
+    assert row["path"] == str((tmp_path / "a").resolve()) and row["unit"] == "steps"
+
+
 def test_an_unchanged_manifest_is_not_read_again(tmp_path, monkeypatch):
     make_runs(tmp_path, ("a", "gym", "ppo"), ("b", "gym", "dqn"))
     index = RunIndex(tmp_path)
@@ -203,3 +210,17 @@ def test_zoo_runs_on_a_full_disk_says_so(full_disk, capsys):
     assert main(["runs", "--runs-dir", str(full_disk), "--rebuild"]) == 2
     assert "index.sqlite: the disk is full (database or disk is full)" in capsys.readouterr().err
     assert not list(full_disk.glob("index.sqlite.damaged-*"))
+
+
+def test_a_full_disk_met_while_healing_a_damaged_index_leaves_it_in_place(tmp_path, monkeypatch):
+    make_runs(tmp_path, ("a", "gym", "ppo"))
+    (tmp_path / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    errors = iter([sqlite3.DatabaseError("file is not a database"), disk_full_error()])
+
+    def open_damaged_then_full(self):
+        raise next(errors)
+
+    monkeypatch.setattr(RunIndex, "_open", open_damaged_then_full)
+    with pytest.raises(ZooError, match="the disk is full"):
+        RunIndex(tmp_path).query()
+    assert (tmp_path / "index.sqlite").exists() and not list(tmp_path.glob("index.sqlite.damaged-*"))
